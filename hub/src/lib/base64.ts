@@ -1,0 +1,65 @@
+/**
+ * Bodies in RequestDetail are base64 (DESIGN.md). These helpers turn them
+ * into bytes, then into text when the bytes are valid UTF-8 and look like
+ * text, or into a hex dump when they do not.
+ */
+
+/** Decodes standard or URL-safe base64, padding optional; throws on bad input. */
+export function base64ToBytes(b64: string): Uint8Array {
+  const clean = b64.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/')
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
+    throw new Error('not valid base64')
+  }
+  const padded = clean.padEnd(Math.ceil(clean.length / 4) * 4, '=')
+  const binary = atob(padded)
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
+}
+
+export function bytesToBase64(bytes: Uint8Array): string {
+  let binary = ''
+  const CHUNK = 0x8000
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK))
+  }
+  return btoa(binary)
+}
+
+/**
+ * UTF-8 text, or `undefined` when the bytes are not valid UTF-8 or hold
+ * control characters other than tab, newline, carriage return and form feed
+ * (a NUL in "text" means binary, whatever the decoder says).
+ */
+export function bytesToText(bytes: Uint8Array): string | undefined {
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+  } catch {
+    return undefined
+  }
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000B\u000E-\u001F\u007F]/.test(text) ? undefined : text
+}
+
+/**
+ * A classic hex dump: offset, 16 bytes in hex, then printable ASCII.
+ * `maxBytes` bounds the work for large bodies; the caller says what was cut.
+ */
+export function hexDump(bytes: Uint8Array, maxBytes = bytes.length): string {
+  const end = Math.min(bytes.length, maxBytes)
+  const lines: string[] = []
+  for (let off = 0; off < end; off += 16) {
+    const row = bytes.subarray(off, Math.min(off + 16, end))
+    let hex = ''
+    let ascii = ''
+    for (let i = 0; i < 16; i++) {
+      const b = row[i]
+      hex += b === undefined ? '   ' : b.toString(16).padStart(2, '0') + ' '
+      if (i === 7) hex += ' '
+      if (b !== undefined) ascii += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.'
+    }
+    lines.push(`${off.toString(16).padStart(8, '0')}  ${hex} |${ascii}|`)
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,105 @@
+import { base64ToBytes, bytesToText } from './base64.ts'
+import type { HeaderMap } from './types.ts'
+
+/**
+ * A captured body, decoded for display. DESIGN.md: the diff compares
+ * parsed JSON when both bodies parse as JSON, otherwise the raw text, so
+ * `json` is only the first step; `diffDocuments` makes the final call.
+ */
+export type DecodedBody =
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'json'; readonly value: unknown; readonly text: string }
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'binary'; readonly bytes: Uint8Array }
+  | { readonly kind: 'invalid'; readonly message: string }
+
+/** Classifies decoded bytes: empty, JSON, UTF-8 text or binary. */
+export function classifyBytes(bytes: Uint8Array): DecodedBody {
+  if (bytes.length === 0) return { kind: 'empty' }
+  const text = bytesToText(bytes)
+  if (text === undefined) return { kind: 'binary', bytes }
+  const trimmed = text.trimStart()
+  if (trimmed !== '' && '{["-0123456789tfn'.includes(trimmed[0] as string)) {
+    try {
+      return { kind: 'json', value: JSON.parse(text), text }
+    } catch {
+      // Not JSON after all: shown as text.
+    }
+  }
+  return { kind: 'text', text }
+}
+
+/**
+ * Decodes a base64 body, undoing a gzip or deflate Content-Encoding when
+ * the browser can (the stored bytes are what the service sent, compressed
+ * or not; DESIGN.md "Proxy behaviour").
+ */
+export async function decodeBody(base64: string, headers: HeaderMap): Promise<DecodedBody> {
+  let bytes: Uint8Array
+  try {
+    bytes = base64ToBytes(base64)
+  } catch {
+    return { kind: 'invalid', message: 'the body is not valid base64' }
+  }
+  const encoding = headerValue(headers, 'Content-Encoding')?.trim().toLowerCase()
+  if (bytes.length > 0 && (encoding === 'gzip' || encoding === 'deflate')) {
+    const inflated = await decompress(bytes, encoding)
+    if (inflated) bytes = inflated
+  }
+  return classifyBytes(bytes)
+}
+
+async function decompress(bytes: Uint8Array, format: 'gzip' | 'deflate'): Promise<Uint8Array | undefined> {
+  if (typeof DecompressionStream === 'undefined') return undefined
+  try {
+    const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream(format))
+    return new Uint8Array(await new Response(stream).arrayBuffer())
+  } catch {
+    return undefined
+  }
+}
+
+/** First value of a header, looked up case-insensitively (RFC 9110 §5.1). */
+export function headerValue(headers: HeaderMap, name: string): string | undefined {
+  const wanted = name.toLowerCase()
+  for (const [key, values] of Object.entries(headers)) {
+    if (key.toLowerCase() === wanted) return values[0]
+  }
+  return undefined
+}
+
+/** Go's CanonicalMIMEHeaderKey: `content-type` → `Content-Type`, the form used in diff pointers. */
+export function canonicalHeaderName(name: string): string {
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) return name
+  return name
+    .toLowerCase()
+    .replace(/(^|-)([a-z])/g, (_m, sep: string, c: string) => sep + c.toUpperCase())
+}
+
+/** The body as the diff saw it: JSON when both sides are JSON, else text. */
+export type DiffBody = { readonly json: true; readonly value: unknown } | { readonly json: false; readonly text: string }
+
+export function diffBodies(live: DecodedBody, shadow: DecodedBody): [DiffBody, DiffBody] {
+  if (live.kind === 'json' && shadow.kind === 'json') {
+    return [
+      { json: true, value: live.value },
+      { json: true, value: shadow.value },
+    ]
+  }
+  return [
+    { json: false, text: rawText(live) },
+    { json: false, text: rawText(shadow) },
+  ]
+}
+
+function rawText(body: DecodedBody): string {
+  switch (body.kind) {
+    case 'empty':
+    case 'invalid':
+    case 'binary':
+      return ''
+    case 'json':
+    case 'text':
+      return body.text
+  }
+}

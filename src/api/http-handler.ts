@@ -1,0 +1,58 @@
+import type { Server } from 'bun'
+import type { Logger } from '../log/index.ts'
+import { limitBody } from './body-limit.ts'
+import { problemFromError, problemResponse } from './problem.ts'
+import { requestFacts, setRequestFacts } from './request-context.ts'
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts'
+import { securityHeaders } from './security-headers.ts'
+
+export interface HttpHandlerOptions {
+  readonly handle: (request: Request) => Promise<Response>
+  readonly logger: Logger
+  readonly maxBodyBytes: number
+  readonly hstsMaxAgeSeconds: number | undefined
+  /** Called once per response, for the request-duration histogram. */
+  readonly observe: (method: string, status: number, route: string, seconds: number) => void
+}
+
+/**
+ * The edge around the Elysia app: what must hold for every response, even
+ * one Elysia never produced (a body over the limit, a crash): the request
+ * id, the security headers, the metric and the access log record.
+ */
+export function createHttpHandler(options: HttpHandlerOptions) {
+  const headers = securityHeaders(options.hstsMaxAgeSeconds)
+  return async function fetch(request: Request, server: Server<unknown>): Promise<Response> {
+    const started = performance.now()
+    const requestId = requestIdOf(request.headers)
+    const peerAddress = server.requestIP(request)?.address ?? ''
+    const path = new URL(request.url).pathname
+    let response: Response
+    let handled = request
+    try {
+      handled = await limitBody(request, options.maxBodyBytes)
+      setRequestFacts(handled, { requestId, peerAddress })
+      response = await options.handle(handled)
+    } catch (error) {
+      const problem = problemFromError(error, path, requestId)
+      if (problem.status >= 500) {
+        options.logger.error('unexpected error', { 'request.id': requestId, error: String(error) })
+      }
+      response = problemResponse(problem)
+    }
+    for (const [name, value] of headers) response.headers.set(name, value)
+    response.headers.set(REQUEST_ID_HEADER, requestId)
+    const seconds = (performance.now() - started) / 1000
+    const route = requestFacts(handled).route ?? ''
+    options.observe(request.method, response.status, route, seconds)
+    options.logger.info('request', {
+      'request.id': requestId,
+      'request.method': request.method,
+      'request.path': path,
+      'http.route': route,
+      'response.status': response.status,
+      'response.latency': Math.round(seconds * 1e6) / 1e3,
+    })
+    return response
+  }
+}

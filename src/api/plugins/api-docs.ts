@@ -1,0 +1,73 @@
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import { dirname, join } from 'node:path'
+
+/** Swagger UI's own files, from the pinned swagger-ui-dist package. */
+const SWAGGER_DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
+const ASSETS = new Map([
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+])
+
+/**
+ * The OpenAPI 1.0.0 description, generated from the arktype schemas that
+ * validate requests, and Swagger UI at /swagger. @elysiajs/swagger renders
+ * arktype schemas as arktype internals, so this uses its successor
+ * @elysiajs/openapi with arktype's own JSON Schema output (morphs are
+ * documented by their input, which is what a client sends). Swagger UI is
+ * served from the installed package: the docs work offline and load no
+ * third-party script next to a bearer key.
+ */
+export function apiDocs() {
+  return new Elysia({ name: 'api-docs' })
+    .get(
+      '/swagger/assets/:file',
+      ({ params }) => {
+        const type = ASSETS.get(params.file)
+        if (!type) return new Response('not found', { status: 404 })
+        return new Response(Bun.file(join(SWAGGER_DIST, params.file)), {
+          headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
+        })
+      },
+      { detail: { hide: true } },
+    )
+    .use(
+      openapi({
+        path: '/swagger',
+        specPath: '/swagger/json',
+        provider: 'swagger-ui',
+        exclude: { paths: [/^\/swagger/] },
+        documentation: {
+          info: {
+            title: 'Shadow-testing service API',
+            version: '1.0.0',
+            description:
+              'Gates (live/shadow pairs), captured requests with their diffs, configuration and statistics. ' +
+              'Every operation but /health/* and /metrics needs `Authorization: Bearer <key>`.',
+          },
+          components: {
+            securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+          },
+          security: [{ bearerAuth: [] }],
+        },
+        mapJsonSchema: {
+          arktype: (schema: { toJsonSchema: (options: unknown) => unknown }) =>
+            schema.toJsonSchema({
+              fallback: {
+                morph: (ctx: { base: unknown }) => ctx.base,
+                default: (ctx: { base: unknown }) => ctx.base,
+                predicate: (ctx: { base: unknown }) => ctx.base,
+                proto: (ctx: { base: unknown }) => ctx.base,
+                domain: (ctx: { base: unknown }) => ctx.base,
+              },
+            }),
+        },
+        swagger: {
+          cdn: '/swagger/assets/swagger-ui-bundle.js',
+          theme: '/swagger/assets/swagger-ui.css',
+          autoDarkMode: false,
+          persistAuthorization: false,
+        },
+      }),
+    )
+}

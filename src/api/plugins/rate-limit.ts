@@ -1,0 +1,30 @@
+import { Elysia } from 'elysia'
+import type { CidrSet } from '../../net/cidr.ts'
+import { RateLimitedError } from '../../errors/app-error.ts'
+import { clientIp } from '../rate-limit/client-ip.ts'
+import { TokenBuckets } from '../rate-limit/token-bucket.ts'
+import { requestFacts } from '../request-context.ts'
+import { isPublicPath, pathOf } from '../public-paths.ts'
+
+export interface RateLimitOptions {
+  /** SVC_APP_RATE_LIMIT. @default 1000 */
+  readonly perMinute: number
+  readonly trustedProxies: CidrSet
+  readonly now?: () => number
+}
+
+/**
+ * Token bucket per client IP in front of every non-public route (DESIGN.md:
+ * health, metrics and the docs are exempt). It runs before authentication,
+ * so guessing keys is rate limited too. State is per replica.
+ */
+export function rateLimit(options: RateLimitOptions) {
+  const buckets = new TokenBuckets({ perMinute: options.perMinute, now: options.now })
+  return new Elysia({ name: 'rate-limit' }).onRequest({ as: 'global' }, ({ request }) => {
+    const path = pathOf(request.url)
+    if (isPublicPath(path)) return
+    const client = clientIp(requestFacts(request).peerAddress, request.headers, options.trustedProxies)
+    const verdict = buckets.take(client)
+    if (!verdict.allowed) throw new RateLimitedError(verdict.retryAfterSeconds)
+  })
+}

@@ -1,0 +1,27 @@
+import { type } from 'arktype'
+
+export const paginationMeta = type({
+  limit: 'number.integer',
+  offset: 'number.integer',
+  total: 'number.integer',
+  has_more: 'boolean',
+})
+
+export const problem = type({
+  type: 'string',
+  title: 'string',
+  status: 'number.integer',
+  'detail?': 'string',
+  'instance?': 'string',
+})
+
+export const gateIdParams = type({ gate_id: 'string.uuid' })
+export const requestIdParams = type({ gate_id: 'string.uuid', request_id: 'string.uuid' })
+
+export const config = type({ retention: 'string' })
+
+export const globalStats = type({
+  total_gates: 'number.integer',
+  total_requests_24h: 'number.integer',
+  total_diff_rate: 'number',
+})

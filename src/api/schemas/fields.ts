@@ -1,0 +1,53 @@
+import { type } from 'arktype'
+import { DURATION_RULE, parseDuration } from '../../config/duration.ts'
+
+/** Query-string morphs: the wire has strings, handlers get typed values. */
+
+export function integerQuery(min: number, max: number) {
+  const rule = max === Infinity ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`
+  return type('string').pipe((text, ctx) => {
+    const n = /^\d+$/.test(text) ? Number(text) : NaN
+    return Number.isSafeInteger(n) && n >= min && n <= max ? n : ctx.error(rule)
+  })
+}
+
+export const booleanQuery = type('string').pipe((text, ctx) =>
+  text === 'true' ? true : text === 'false' ? false : ctx.error('true or false'),
+)
+
+/** RFC 3339: a date, a time and an offset (`Z` or `±hh:mm`). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+export const dateTimeQuery = type('string').pipe((text, ctx) => {
+  const date = RFC3339.test(text) ? new Date(text) : undefined
+  return date && !Number.isNaN(date.getTime()) ? date : ctx.error('an RFC 3339 date-time such as 2026-01-02T15:04:05Z')
+})
+
+export const dateTimeString = type('string').narrow((text, ctx) =>
+  RFC3339.test(text) && !Number.isNaN(Date.parse(text)) ? true : ctx.mustBe('an RFC 3339 date-time'),
+)
+
+export const durationString = type('string').narrow((text, ctx) =>
+  parseDuration(text) !== undefined && !text.trim().startsWith('-') ? true : ctx.mustBe(DURATION_RULE.replace(/^must be /, '')),
+)
+
+export const httpUrl = type('string').narrow((text, ctx) => {
+  try {
+    const url = new URL(text)
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname) return true
+  } catch {
+    // fall through
+  }
+  return ctx.mustBe('an absolute http:// or https:// URL')
+})
+
+/** A base64 string (RFC 4648 §4, padding optional). */
+export const base64String = type('string').narrow((text, ctx) =>
+  /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 !== 1 ? true : ctx.mustBe('base64-encoded'),
+)
+
+export const uuid = type('string.uuid')
+
+export const headerMap = type({ '[string]': 'string[]' })
+
+export const sortOrder = type("'asc' | 'desc'")

@@ -1,0 +1,66 @@
+import { type } from 'arktype'
+import { durationString, httpUrl, integerQuery, sortOrder } from './fields.ts'
+import { paginationMeta } from './common.ts'
+
+/** SPEC.md "DiffConfig": all four fields required when supplied. */
+export const diffConfig = type({
+  ignored_fields: 'string[]',
+  included_fields: 'string[]',
+  float_tolerance: 'number >= 0',
+  sort_arrays: 'boolean',
+  '+': 'reject',
+})
+
+export const gateStats = type({
+  request_count_24h: 'number.integer',
+  diff_count_24h: 'number.integer',
+  diff_rate: 'number',
+  last_active: 'string | null',
+})
+
+export const gate = type({
+  id: 'string.uuid',
+  name: 'string',
+  live_url: 'string',
+  shadow_url: 'string',
+  diff_config: diffConfig,
+  redacted_fields: 'string[]',
+  retention: 'string',
+  created_at: 'string',
+  stats: gateStats,
+})
+
+const gateName = type('string').narrow((text, ctx) =>
+  text.trim() !== '' && text.length <= 200 ? true : ctx.mustBe('a non-empty name of at most 200 characters'),
+)
+
+export const createGateBody = type({
+  name: gateName,
+  live_url: httpUrl,
+  shadow_url: httpUrl,
+  '+': 'reject',
+})
+
+export const updateGateBody = type({
+  'name?': gateName,
+  'diff_config?': diffConfig,
+  'redacted_fields?': 'string[]',
+  'retention?': durationString.or('null').or("''"),
+  '+': 'reject',
+})
+
+export const GATE_SORT_KEYS = ['id', 'name', 'live_url', 'shadow_url', 'created_at'] as const
+
+export const listGatesQuery = type({
+  limit: integerQuery(1, 100).default('50'),
+  offset: integerQuery(0, Infinity).default('0'),
+  'name?': 'string',
+  'live_url?': 'string',
+  'shadow_url?': 'string',
+  sort: type.enumerated(...GATE_SORT_KEYS).default('created_at'),
+  order: sortOrder.default('desc'),
+  '+': 'reject',
+})
+
+export const gateEnvelope = type({ data: gate })
+export const gateListEnvelope = type({ data: gate.array(), pagination: paginationMeta })

@@ -1,0 +1,115 @@
+import { type } from 'arktype'
+import type { CidrSet } from '../net/cidr.ts'
+import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
+import { ConfigError } from './config-error.ts'
+import {
+  booleanField,
+  cidrListField,
+  durationField,
+  integerField,
+  originListField,
+  positiveDurationField,
+} from './env-fields.ts'
+import type { Environment } from './environment.ts'
+import { validateEnvironment } from './validate-env.ts'
+
+const DATABASE_URL_RULE = 'a postgres://, postgresql:// or pglite:// URL'
+
+const databaseUrlField = type('string').pipe((text, ctx) =>
+  /^(postgres|postgresql|pglite):\/\/./.test(text.trim()) ? text.trim() : ctx.error(DATABASE_URL_RULE),
+)
+
+/** SPEC.md "Configuration variables → API", with its defaults and rules. */
+const apiFields = {
+  SVC_APP_DATABASE_URL: databaseUrlField,
+  SVC_APP_API_KEY: type('string >= 16').describe('at least 16 characters'),
+  SVC_APP_PORT: integerField(0, 65535).default('8090'),
+  SVC_APP_RATE_LIMIT: integerField(1).default('1000'),
+  SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),
+  SVC_APP_CORS_ORIGINS: originListField.default(''),
+  SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
+  SVC_APP_RETENTION: positiveDurationField.default('720h'),
+  SVC_APP_CLEANUP_INTERVAL: positiveDurationField.default('1h'),
+  SVC_APP_READ_TIMEOUT: positiveDurationField.default('15s'),
+  SVC_APP_WRITE_TIMEOUT: positiveDurationField.default('30s'),
+  SVC_APP_IDLE_TIMEOUT: positiveDurationField.default('60s'),
+  SVC_APP_METRICS_ENABLED: booleanField.default('true'),
+  SVC_APP_HSTS_ENABLED: booleanField.default('false'),
+  SVC_APP_HSTS_MAX_AGE: durationField.default('8760h'),
+  SVC_APP_DATABASE_MAX_CONNS: integerField(1).default('25'),
+  SVC_APP_DATABASE_MIN_CONNS: integerField(0).default('5'),
+  SVC_APP_DATABASE_MAX_CONN_IDLE: positiveDurationField.default('5m'),
+  SVC_APP_DATABASE_MAX_CONN_LIFE: positiveDurationField.default('1h'),
+  ...commonFields,
+} as const
+
+export const apiConfigSchema = type(apiFields)
+
+export interface ApiConfig extends LoggingConfig {
+  readonly databaseUrl: string
+  readonly apiKey: string
+  readonly port: number
+  readonly rateLimitPerMinute: number
+  readonly maxBodyBytes: number
+  readonly corsOrigins: readonly string[]
+  readonly trustedProxies: CidrSet
+  /** The global retention floor, in ms, and as the operator wrote it. */
+  readonly retentionMs: number
+  readonly retention: string
+  readonly cleanupIntervalMs: number
+  readonly readTimeoutMs: number
+  readonly writeTimeoutMs: number
+  readonly idleTimeoutMs: number
+  readonly metricsEnabled: boolean
+  /** max-age in seconds, or undefined when HSTS is off. */
+  readonly hstsMaxAgeSeconds: number | undefined
+  readonly database: {
+    readonly maxConns: number
+    readonly minConns: number
+    readonly maxConnIdleMs: number
+    readonly maxConnLifeMs: number
+  }
+}
+
+const ORDER = Object.keys(apiFields).map((key) => key.replace(/\?$/, ''))
+
+/** Validates the API's variables and returns its frozen configuration. */
+export function loadApiConfig(env: Environment): ApiConfig {
+  const v = validateEnvironment(apiConfigSchema, env, ORDER)
+  if (v.SVC_APP_WRITE_TIMEOUT < v.SVC_APP_READ_TIMEOUT) {
+    throw new ConfigError('SVC_APP_WRITE_TIMEOUT', env.SVC_APP_WRITE_TIMEOUT ?? '30s', `must be at least SVC_APP_READ_TIMEOUT (${env.SVC_APP_READ_TIMEOUT ?? '15s'})`)
+  }
+  if (v.SVC_APP_IDLE_TIMEOUT < v.SVC_APP_WRITE_TIMEOUT) {
+    throw new ConfigError('SVC_APP_IDLE_TIMEOUT', env.SVC_APP_IDLE_TIMEOUT ?? '60s', `must be at least SVC_APP_WRITE_TIMEOUT (${env.SVC_APP_WRITE_TIMEOUT ?? '30s'})`)
+  }
+  if (v.SVC_APP_HSTS_ENABLED && v.SVC_APP_HSTS_MAX_AGE <= 0) {
+    throw new ConfigError('SVC_APP_HSTS_MAX_AGE', env.SVC_APP_HSTS_MAX_AGE, 'must be a positive duration when SVC_APP_HSTS_ENABLED is true')
+  }
+  if (v.SVC_APP_DATABASE_MIN_CONNS > v.SVC_APP_DATABASE_MAX_CONNS) {
+    throw new ConfigError('SVC_APP_DATABASE_MIN_CONNS', String(v.SVC_APP_DATABASE_MIN_CONNS), `must not exceed SVC_APP_DATABASE_MAX_CONNS (${v.SVC_APP_DATABASE_MAX_CONNS})`)
+  }
+  return Object.freeze({
+    ...resolveLogging(v.SVC_APP_APP_ENV, v['SVC_APP_LOG_LEVEL'], v['SVC_APP_LOG_FORMAT']),
+    databaseUrl: v.SVC_APP_DATABASE_URL,
+    apiKey: v.SVC_APP_API_KEY,
+    port: v.SVC_APP_PORT,
+    rateLimitPerMinute: v.SVC_APP_RATE_LIMIT,
+    maxBodyBytes: v.SVC_APP_MAX_BODY_SIZE,
+    corsOrigins: Object.freeze(v.SVC_APP_CORS_ORIGINS),
+    trustedProxies: v.SVC_APP_TRUSTED_PROXIES,
+    retentionMs: v.SVC_APP_RETENTION,
+    retention: (env.SVC_APP_RETENTION ?? '').trim() || '720h',
+    cleanupIntervalMs: v.SVC_APP_CLEANUP_INTERVAL,
+    readTimeoutMs: v.SVC_APP_READ_TIMEOUT,
+    writeTimeoutMs: v.SVC_APP_WRITE_TIMEOUT,
+    idleTimeoutMs: v.SVC_APP_IDLE_TIMEOUT,
+    metricsEnabled: v.SVC_APP_METRICS_ENABLED,
+    hstsMaxAgeSeconds: v.SVC_APP_HSTS_ENABLED ? Math.floor(v.SVC_APP_HSTS_MAX_AGE / 1000) : undefined,
+    database: Object.freeze({
+      maxConns: v.SVC_APP_DATABASE_MAX_CONNS,
+      minConns: v.SVC_APP_DATABASE_MIN_CONNS,
+      maxConnIdleMs: v.SVC_APP_DATABASE_MAX_CONN_IDLE,
+      maxConnLifeMs: v.SVC_APP_DATABASE_MAX_CONN_LIFE,
+    }),
+  })
+}

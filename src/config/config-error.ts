@@ -1,0 +1,22 @@
+/**
+ * A configuration value that fails its rule. Its message is the one line
+ * printed at startup before exiting 1 (DESIGN.md "One entry, one flag"):
+ * the variable, the value and the rule. Secret values are never echoed.
+ */
+export class ConfigError extends Error {
+  readonly code = 'invalid-config'
+  constructor(
+    readonly variable: string,
+    readonly value: string | undefined,
+    readonly rule: string,
+    readonly secret = false,
+  ) {
+    super(formatLine(variable, value, rule, secret))
+  }
+}
+
+function formatLine(variable: string, value: string | undefined, rule: string, secret: boolean) {
+  if (value === undefined) return `${variable}: ${rule}`
+  if (secret) return `${variable}: the value (${value.length} characters, not shown) ${rule}`
+  return `${variable}: ${JSON.stringify(value)} ${rule}`
+}

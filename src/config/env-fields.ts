@@ -1,0 +1,103 @@
+import { type } from 'arktype'
+import { parseCidr, CidrSet } from '../net/cidr.ts'
+import { DURATION_RULE, parseDuration } from './duration.ts'
+
+/**
+ * arktype morphs from an environment string to a typed value. Each rejects
+ * with the rule it enforces, phrased to follow the variable and its value
+ * in the startup error line ("must be ...").
+ */
+
+export const durationField = type('string').pipe((text, ctx) => {
+  const ms = parseDuration(text)
+  return ms === undefined ? ctx.error(DURATION_RULE.replace(/^must be /, '')) : ms
+})
+
+export const positiveDurationField = type('string').pipe((text, ctx) => {
+  const ms = parseDuration(text)
+  if (ms === undefined) return ctx.error(DURATION_RULE.replace(/^must be /, ''))
+  return ms > 0 ? ms : ctx.error('a positive duration')
+})
+
+export function integerField(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const rule =
+    max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`
+  return type('string').pipe((text, ctx) => {
+    const n = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : NaN
+    return Number.isSafeInteger(n) && n >= min && n <= max ? n : ctx.error(rule)
+  })
+}
+
+export function numberField(min: number, max: number) {
+  return type('string').pipe((text, ctx) => {
+    const n = text.trim() === '' ? NaN : Number(text)
+    return Number.isFinite(n) && n >= min && n <= max ? n : ctx.error(`a number from ${min} to ${max}`)
+  })
+}
+
+/** The spellings Go's strconv.ParseBool accepts, which operators already know. */
+const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
+const FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False'])
+
+export const booleanField = type('string').pipe((text, ctx) => {
+  if (TRUE.has(text.trim())) return true
+  if (FALSE.has(text.trim())) return false
+  return ctx.error('true or false')
+})
+
+export function enumField<const T extends readonly string[]>(values: T) {
+  return type('string').pipe((text, ctx) =>
+    (values as readonly string[]).includes(text.trim())
+      ? (text.trim() as T[number])
+      : ctx.error(`one of ${values.join(', ')}`),
+  )
+}
+
+/** Splits a comma-separated list, trimming entries and dropping empty ones. */
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+}
+
+export const stringListField = type('string').pipe((text) => splitList(text))
+
+/** Origins for CORS: `scheme://host[:port]` each; the wildcard is refused (SPEC.md "CORS"). */
+export const originListField = type('string').pipe((text, ctx) => {
+  const origins = splitList(text)
+  for (const origin of origins) {
+    if (origin === '*' || origin.includes('*')) return ctx.error('a list of origins without the wildcard "*"')
+    if (!isOrigin(origin)) return ctx.error(`a list of origins such as https://hub.example.com ("${origin}" is not one)`)
+  }
+  return origins
+})
+
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '')
+  } catch {
+    return false
+  }
+}
+
+export const cidrListField = type('string').pipe((text, ctx) => {
+  const cidrs = []
+  for (const entry of splitList(text)) {
+    const cidr = parseCidr(entry)
+    if (!cidr) return ctx.error(`a list of IP addresses or CIDR networks ("${entry}" is neither)`)
+    cidrs.push(cidr)
+  }
+  return new CidrSet(cidrs)
+})
+
+export const httpUrlField = type('string').pipe((text, ctx) => {
+  try {
+    const url = new URL(text.trim())
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString().replace(/\/$/, '')
+  } catch {
+    // fall through to the rule
+  }
+  return ctx.error('an http:// or https:// URL')
+})

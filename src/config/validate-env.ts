@@ -1,0 +1,38 @@
+import { type, type Type } from 'arktype'
+import { ConfigError } from './config-error.ts'
+import type { Environment } from './environment.ts'
+
+/** Variables whose values are never echoed in an error line. */
+const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY'])
+
+/**
+ * Runs a component's schema over the `SVC_APP_*` variables and returns its
+ * output, or throws the ConfigError of the first variable (in schema order)
+ * that breaks its rule. An empty value counts as unset, so `FOO=` in `.env`
+ * gives the default rather than a parse error.
+ */
+export function validateEnvironment<T>(schema: Type<T>, env: Environment, order: readonly string[]): T {
+  const input: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith('SVC_APP_') && value !== undefined && value.trim() !== '') input[key] = value
+  }
+  const out = schema(input)
+  if (!(out instanceof type.errors)) return out as T
+  const errors = [...out].sort((a, b) => rank(order, a.path[0]) - rank(order, b.path[0]))
+  const first = errors[0]!
+  const variable = String(first.path[0] ?? 'configuration')
+  const value = input[variable]
+  const rule = value === undefined ? 'is required' : `must be ${first.expected}`
+  throw new ConfigError(variable, value === undefined ? undefined : maskValue(variable, value), rule, SECRET_VARIABLES.has(variable))
+}
+
+function rank(order: readonly string[], key: PropertyKey | undefined): number {
+  const index = order.indexOf(String(key))
+  return index === -1 ? order.length : index
+}
+
+/** Hides the password of a connection string, which may appear in an error line. */
+export function maskValue(variable: string, value: string): string {
+  if (!variable.endsWith('_URL')) return value
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@')
+}

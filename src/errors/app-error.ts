@@ -1,0 +1,95 @@
+/**
+ * Errors the service raises on purpose. Each has a stable `code`, which the
+ * API's problem handler maps to an RFC 7807 `type` and an HTTP status, and
+ * readonly context. Anything that is not an AppError is unexpected: it is
+ * logged with its cause and answered 500 with nothing internal.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: AppErrorCode
+}
+
+export const APP_ERROR_CODES = [
+  'invalid-request-body',
+  'invalid-parameter',
+  'unauthorized',
+  'not-found',
+  'method-not-allowed',
+  'conflict',
+  'payload-too-large',
+  'rate-limited',
+] as const
+export type AppErrorCode = (typeof APP_ERROR_CODES)[number]
+
+/** A body field is missing, of the wrong type, or breaks a rule. */
+export class InvalidBodyError extends AppError {
+  readonly code = 'invalid-request-body'
+  constructor(
+    readonly detail: string,
+    readonly field?: string,
+  ) {
+    super(detail)
+  }
+}
+
+/** A path or query parameter is malformed or out of range. */
+export class InvalidParameterError extends AppError {
+  readonly code = 'invalid-parameter'
+  constructor(
+    readonly detail: string,
+    readonly parameter?: string,
+  ) {
+    super(detail)
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  readonly code = 'unauthorized'
+  constructor(readonly detail = 'a valid "Authorization: Bearer <key>" header is required') {
+    super(detail)
+  }
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'not-found'
+  constructor(readonly detail: string) {
+    super(detail)
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  readonly code = 'method-not-allowed'
+  constructor(
+    readonly detail: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(detail)
+  }
+}
+
+/** A create or update clashes with an existing row (unique name, URL pair, id). */
+export class ConflictError extends AppError {
+  readonly code = 'conflict'
+  constructor(readonly detail: string) {
+    super(detail)
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'payload-too-large'
+  constructor(readonly limitBytes: number) {
+    super(`the request body exceeds the limit of ${limitBytes} bytes`)
+  }
+  get detail(): string {
+    return this.message
+  }
+}
+
+export class RateLimitedError extends AppError {
+  readonly code = 'rate-limited'
+  constructor(readonly retryAfterSeconds: number) {
+    super(`rate limit exceeded; retry after ${retryAfterSeconds} s`)
+  }
+  get detail(): string {
+    return this.message
+  }
+}

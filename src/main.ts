@@ -1,0 +1,36 @@
+/**
+ * One entry, one flag (DESIGN.md): `bun run src/main.ts <component>`.
+ * Configuration errors print one line and exit 1; nothing else is printed
+ * before the component's own logger takes over.
+ */
+import { ConfigError } from './config/config-error.ts'
+import { loadEnvironment } from './config/environment.ts'
+
+const COMPONENTS = {
+  api: () => import('./api/start-api.ts').then((m) => m.startApi),
+  proxy: () => import('./proxy/start-proxy.ts').then((m) => m.startProxy),
+  hub: () => import('./hub-server/start-hub.ts').then((m) => m.startHub),
+  migrate: () => import('./store/run-migrate.ts').then((m) => m.runMigrate),
+  demo: () => import('./demo/start-demo.ts').then((m) => m.startDemo),
+} as const
+type Component = keyof typeof COMPONENTS
+
+async function main(argv: string[]): Promise<void> {
+  const name = argv[0]
+  if (!name || !(name in COMPONENTS)) {
+    console.error(`usage: bun run src/main.ts <${Object.keys(COMPONENTS).join('|')}> (got ${JSON.stringify(name ?? '')})`)
+    process.exit(1)
+  }
+  try {
+    const start = await COMPONENTS[name as Component]()
+    await start(loadEnvironment(), argv.slice(1))
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+await main(process.argv.slice(2))

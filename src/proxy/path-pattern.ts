@@ -1,0 +1,133 @@
+/**
+ * Path patterns of the shadow rules (SPEC.md "Shadow matching rules",
+ * wildcard table). A pattern is compiled once, at startup, into the cheapest
+ * test that implements its row of the table: plain string comparisons for
+ * the four anchored forms, one RegExp for the segment form.
+ *
+ * Matching is case-insensitive: the pattern is lower-cased here, and the
+ * caller passes a lower-cased request path (see `shadow-rules.ts`, which
+ * lower-cases the path once per request, not once per rule).
+ */
+
+/** The rows of the SPEC's wildcard table, plus a pattern without any `*`. */
+export const PATH_PATTERN_KINDS = [
+  'any',
+  'exact',
+  'prefix',
+  'suffix',
+  'substring',
+  'segment',
+] as const
+export type PathPatternKind = (typeof PATH_PATTERN_KINDS)[number]
+
+export interface PathPattern {
+  /** The pattern as written in the rule. */
+  readonly source: string
+  readonly kind: PathPatternKind
+  /**
+   * True when the pattern contains `//`: SPEC.md says doubled slashes in the
+   * request path are merged first "unless the pattern itself contains `//`",
+   * so such a pattern is tested against the path as received.
+   */
+  readonly keepsDoubledSlashes: boolean
+  /** Tests a request path that is already lower-cased (and merged, unless `keepsDoubledSlashes`). */
+  readonly test: (lowerPath: string) => boolean
+}
+
+/** Why a pattern cannot be compiled; `shadow-rules.ts` wraps it with the rule's position. */
+export class PathPatternError extends Error {
+  readonly code = 'invalid-path-pattern'
+  constructor(
+    readonly pattern: string,
+    /** What a pattern must be, e.g. `a pattern that starts with "/" or "*"`. */
+    readonly expected: string,
+  ) {
+    super(`path pattern "${pattern}": expected ${expected}`)
+  }
+}
+
+/**
+ * Compiles a path pattern. Rejected, because such a rule could never match
+ * and would fail silently: an empty pattern; a pattern that does not start
+ * with `/` or `*` (request paths always start with `/`); a pattern with a
+ * `?` (the query string is not part of the matched path).
+ */
+export function compilePathPattern(source: string): PathPattern {
+  if (source === '') throw new PathPatternError(source, 'a non-empty pattern')
+  if (source[0] !== '/' && source[0] !== '*') {
+    throw new PathPatternError(source, 'a pattern that starts with "/" or "*"')
+  }
+  if (source.includes('?')) {
+    throw new PathPatternError(source, 'a pattern without "?" (the query string is never matched)')
+  }
+  const lower = source.toLowerCase()
+  const kind = classify(lower)
+  return Object.freeze({
+    source,
+    kind,
+    keepsDoubledSlashes: lower.includes('//'),
+    test: compileTest(kind, lower),
+  })
+}
+
+/**
+ * Picks the row of the wildcard table. "trailing `*` only" and "leading `*`
+ * only" mean exactly one `*`, at that end; "leading and trailing" means
+ * exactly two, one at each end. Every other placement, including `/api/**`
+ * and `*a*b*`, is the segment form.
+ */
+function classify(pattern: string): PathPatternKind {
+  if (pattern === '*') return 'any'
+  const stars = countStars(pattern)
+  if (stars === 0) return 'exact'
+  const leading = pattern.startsWith('*')
+  const trailing = pattern.endsWith('*')
+  if (stars === 1 && trailing) return 'prefix'
+  if (stars === 1 && leading) return 'suffix'
+  if (stars === 2 && leading && trailing) return 'substring'
+  return 'segment'
+}
+
+function countStars(pattern: string): number {
+  let count = 0
+  for (let i = pattern.indexOf('*'); i !== -1; i = pattern.indexOf('*', i + 1)) count++
+  return count
+}
+
+function compileTest(kind: PathPatternKind, pattern: string): (path: string) => boolean {
+  switch (kind) {
+    case 'any':
+      return () => true
+    case 'exact':
+      return (path) => path === pattern
+    case 'prefix': {
+      const prefix = pattern.slice(0, -1)
+      return (path) => path.startsWith(prefix)
+    }
+    case 'suffix': {
+      const suffix = pattern.slice(1)
+      return (path) => path.endsWith(suffix)
+    }
+    case 'substring': {
+      const middle = pattern.slice(1, -1)
+      return (path) => path.includes(middle)
+    }
+    case 'segment': {
+      // Each `*` stands for any run of characters inside one segment, `/`
+      // excluded ("does not cross `/`"), the run possibly empty as in
+      // shell globs and Go's path.Match.
+      const body = pattern.split('*').map(escapeRegExp).join('[^/]*')
+      const regExp = new RegExp(`^${body}$`)
+      return (path) => regExp.test(path)
+    }
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Merges runs of `/` into one (SPEC.md: "Doubled slashes in the request path are merged first"). */
+export function mergeSlashes(path: string): string {
+  return path.includes('//') ? path.replace(/\/{2,}/g, '/') : path
+}

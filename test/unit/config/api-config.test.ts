@@ -1,0 +1,96 @@
+import { describe, expect, test } from 'bun:test'
+import { loadApiConfig } from '../../../src/config/api-config.ts'
+import { ConfigError } from '../../../src/config/config-error.ts'
+
+const BASE = {
+  SVC_APP_DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:5432/svc',
+  SVC_APP_API_KEY: 'a-key-of-sixteen-chars',
+}
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadApiConfig({ ...BASE, ...env })
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('loadApiConfig', () => {
+  test('applies every default of SPEC.md', () => {
+    const config = loadApiConfig(BASE)
+    expect(config).toMatchObject({
+      port: 8090,
+      rateLimitPerMinute: 1000,
+      maxBodyBytes: 10485760,
+      corsOrigins: [],
+      retentionMs: 720 * 3_600_000,
+      retention: '720h',
+      cleanupIntervalMs: 3_600_000,
+      readTimeoutMs: 15_000,
+      writeTimeoutMs: 30_000,
+      idleTimeoutMs: 60_000,
+      metricsEnabled: true,
+      hstsMaxAgeSeconds: undefined,
+      appEnv: 'development',
+      logLevel: 'debug',
+      logFormat: 'text',
+      database: { maxConns: 25, minConns: 5, maxConnIdleMs: 300_000, maxConnLifeMs: 3_600_000 },
+    })
+    expect(config.trustedProxies.size).toBe(0)
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  test('production defaults the log to info and json', () => {
+    expect(loadApiConfig({ ...BASE, SVC_APP_APP_ENV: 'production' })).toMatchObject({ logLevel: 'info', logFormat: 'json' })
+  })
+
+  test('HSTS max-age is given in seconds: 8760h is 31536000', () => {
+    expect(loadApiConfig({ ...BASE, SVC_APP_HSTS_ENABLED: 'true' }).hstsMaxAgeSeconds).toBe(31_536_000)
+  })
+
+  test('an empty value counts as unset', () => {
+    expect(loadApiConfig({ ...BASE, SVC_APP_PORT: '' }).port).toBe(8090)
+  })
+
+  test('parses lists of origins and trusted proxies', () => {
+    const config = loadApiConfig({
+      ...BASE,
+      SVC_APP_CORS_ORIGINS: 'http://localhost:8070, https://hub.example.com',
+      SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1',
+    })
+    expect(config.corsOrigins).toEqual(['http://localhost:8070', 'https://hub.example.com'])
+    expect(config.trustedProxies.has('10.1.2.3')).toBe(true)
+  })
+
+  test.each([
+    [{ SVC_APP_DATABASE_URL: '' }, 'SVC_APP_DATABASE_URL: is required'],
+    [{ SVC_APP_DATABASE_URL: 'mysql://x' }, 'SVC_APP_DATABASE_URL: "mysql://x" must be a postgres://, postgresql:// or pglite:// URL'],
+    [{ SVC_APP_API_KEY: 'short' }, 'SVC_APP_API_KEY: the value (5 characters, not shown) must be at least 16 characters'],
+    [{ SVC_APP_RETENTION: '0h' }, 'SVC_APP_RETENTION: "0h" must be a positive duration'],
+    [{ SVC_APP_RETENTION: '-5h' }, 'SVC_APP_RETENTION: "-5h" must be a positive duration'],
+    [{ SVC_APP_RETENTION: '30d' }, 'SVC_APP_RETENTION: "30d" must be a duration such as "300ms", "1.5h" or "2h45m"'],
+    [{ SVC_APP_CORS_ORIGINS: '*' }, 'SVC_APP_CORS_ORIGINS: "*" must be a list of origins without the wildcard "*"'],
+    [{ SVC_APP_CORS_ORIGINS: 'http://a.example,*' }, 'SVC_APP_CORS_ORIGINS: "http://a.example,*" must be a list of origins without the wildcard "*"'],
+    [{ SVC_APP_TRUSTED_PROXIES: '10.0.0.0/33' }, 'SVC_APP_TRUSTED_PROXIES: "10.0.0.0/33" must be a list of IP addresses or CIDR networks ("10.0.0.0/33" is neither)'],
+    [{ SVC_APP_READ_TIMEOUT: '20s', SVC_APP_WRITE_TIMEOUT: '10s' }, 'SVC_APP_WRITE_TIMEOUT: "10s" must be at least SVC_APP_READ_TIMEOUT (20s)'],
+    [{ SVC_APP_IDLE_TIMEOUT: '10s' }, 'SVC_APP_IDLE_TIMEOUT: "10s" must be at least SVC_APP_WRITE_TIMEOUT (30s)'],
+    [{ SVC_APP_HSTS_ENABLED: 'true', SVC_APP_HSTS_MAX_AGE: '0s' }, 'SVC_APP_HSTS_MAX_AGE: "0s" must be a positive duration when SVC_APP_HSTS_ENABLED is true'],
+    [{ SVC_APP_APP_ENV: 'staging' }, 'SVC_APP_APP_ENV: "staging" must be one of development, production'],
+    [{ SVC_APP_LOG_LEVEL: 'trace' }, 'SVC_APP_LOG_LEVEL: "trace" must be one of debug, info, warn, error'],
+    [{ SVC_APP_LOG_FORMAT: 'xml' }, 'SVC_APP_LOG_FORMAT: "xml" must be one of text, json'],
+    [{ SVC_APP_PORT: '70000' }, 'SVC_APP_PORT: "70000" must be an integer from 0 to 65535'],
+    [{ SVC_APP_RATE_LIMIT: '0' }, 'SVC_APP_RATE_LIMIT: "0" must be an integer of at least 1'],
+    [{ SVC_APP_METRICS_ENABLED: 'maybe' }, 'SVC_APP_METRICS_ENABLED: "maybe" must be true or false'],
+    [{ SVC_APP_DATABASE_MIN_CONNS: '30' }, 'SVC_APP_DATABASE_MIN_CONNS: "30" must not exceed SVC_APP_DATABASE_MAX_CONNS (25)'],
+  ])('%p fails with one clear line', (env, line) => {
+    expect(errorOf(env as Record<string, string>).message).toBe(line)
+  })
+
+  test('never echoes the password of the database URL', () => {
+    const message = errorOf({ SVC_APP_DATABASE_URL: 'mysql://app:s3cret@db/x' }).message
+    expect(message).not.toContain('s3cret')
+    expect(message).toContain('mysql://app:***@db/x')
+  })
+})
