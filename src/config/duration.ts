@@ -41,7 +41,8 @@ export function parseDuration(text: string): number | undefined {
     if (!match || match.index !== start) return undefined
     total += Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
   }
-  return sign * total
+  // Round to whole nanoseconds: `1.005s` is 1005 ms, not 1004.9999999999999.
+  return (sign * Math.round(total * 1e6)) / 1e6
 }
 
 /** Formats milliseconds as a Go-style duration (`1h30m0s` becomes `1h30m`). */

@@ -11,13 +11,13 @@ const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY'])
  * that breaks its rule. An empty value counts as unset, so `FOO=` in `.env`
  * gives the default rather than a parse error.
  */
-export function validateEnvironment<T>(schema: Type<T>, env: Environment, order: readonly string[]): T {
+export function validateEnvironment<S extends Type<any>>(schema: S, env: Environment, order: readonly string[]): S['infer'] {
   const input: Record<string, string> = {}
   for (const [key, value] of Object.entries(env)) {
     if (key.startsWith('SVC_APP_') && value !== undefined && value.trim() !== '') input[key] = value
   }
   const out = schema(input)
-  if (!(out instanceof type.errors)) return out as T
+  if (!(out instanceof type.errors)) return out as S['infer']
   const errors = [...out].sort((a, b) => rank(order, a.path[0]) - rank(order, b.path[0]))
   const first = errors[0]!
   const variable = String(first.path[0] ?? 'configuration')

@@ -58,13 +58,13 @@ export abstract class Metric<L extends LabelNames, C> {
    */
   labels(set: LabelSet<L>): C
   labels(...values: LabelValues<L>): C
-  labels(...args: unknown[]): C {
-    const first = args[0]
+  labels(...args: [LabelSet<L>] | LabelValues<L>): C {
+    const first: unknown = args[0]
     if (typeof first === 'object' && first !== null) {
       const set = first as Record<string, LabelValue>
       return this.children.get(this.labelNames.map((name) => set[name] ?? ''))
     }
-    return this.children.get(args as LabelValue[])
+    return this.children.get(args as readonly LabelValue[])
   }
 
   /** Drops the series for these label values (a deleted gate, say); `false` when absent. */

@@ -32,7 +32,14 @@ export interface Token extends Position {
 const SPACE = new Set([' ', '\t', '\r', '\f', '\v'])
 const PUNCTUATION = new Set(['{', '}', ';'])
 const QUOTES = new Set(['"', "'"])
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'" }
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+}
 
 /** Splits block text into tokens, ending with one `end` token. Throws `BlockSyntaxError`. */
 export function lexBlock(text: string): Token[] {
@@ -103,7 +110,11 @@ export function lexBlock(text: string): Token[] {
         const c = text[i] as string
         if (c === '\n' || SPACE.has(c) || PUNCTUATION.has(c)) break
         if (QUOTES.has(c)) {
-          throw new BlockSyntaxError(here(i), 'a quote only at the start of a value', JSON.stringify(c))
+          throw new BlockSyntaxError(
+            here(i),
+            'a quote only at the start of a value',
+            JSON.stringify(c),
+          )
         }
         i++
       }

@@ -36,14 +36,19 @@ export function parseBlock(text: string): Directive[] {
       const token = peek()
       if (token.kind === 'end' && opener) {
         const where = `line ${opener.line}, column ${opener.column}`
-        throw new BlockSyntaxError(token, `"}" to close "${opener.name}" opened at ${where}`, 'end of input')
+        throw new BlockSyntaxError(
+          token,
+          `"}" to close "${opener.name}" opened at ${where}`,
+          'end of input',
+        )
       }
       if (token.kind === 'end') return list
       if (token.kind === '}' && opener) {
         next()
         return list
       }
-      if (token.kind !== 'word') throw new BlockSyntaxError(token, 'a directive name', describe(token))
+      if (token.kind !== 'word')
+        throw new BlockSyntaxError(token, 'a directive name', describe(token))
       list.push(parseDirective())
     }
   }

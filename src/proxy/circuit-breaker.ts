@@ -144,7 +144,9 @@ export class CircuitBreaker {
 
   /**
    * Calls `listener(state, previous)` on every transition, synchronously,
-   * after the state has changed. Returns a function that unsubscribes.
+   * after the state has changed (e.g. to set a gauge). Listeners must not
+   * throw: an error would surface in the call that caused the transition.
+   * Returns a function that unsubscribes.
    */
   onStateChange(listener: BreakerStateListener): () => void {
     this._listeners.add(listener)

@@ -50,7 +50,8 @@ export class PathPatternError extends Error {
  * Compiles a path pattern. Rejected, because such a rule could never match
  * and would fail silently: an empty pattern; a pattern that does not start
  * with `/` or `*` (request paths always start with `/`); a pattern with a
- * `?` (the query string is not part of the matched path).
+ * `?` (the query string is not part of the matched path); a segment-form
+ * pattern whose leading `*` is not followed by `/`.
  */
 export function compilePathPattern(source: string): PathPattern {
   if (source === '') throw new PathPatternError(source, 'a non-empty pattern')
@@ -62,6 +63,11 @@ export function compilePathPattern(source: string): PathPattern {
   }
   const lower = source.toLowerCase()
   const kind = classify(lower)
+  if (kind === 'segment' && lower.replace(/^\*+/, '')[0] !== '/') {
+    // A segment `*` cannot match the `/` every request path starts with, so
+    // `*a*b*` could only ever match an empty first segment: never.
+    throw new PathPatternError(source, 'a "/" after the leading "*" of a segment pattern')
+  }
   return Object.freeze({
     source,
     kind,

@@ -21,7 +21,12 @@
  * - A pattern must start with `/` or `*`; one that does not could never
  *   match a request path and is rejected rather than guessed at.
  */
-import { compilePathPattern, mergeSlashes, PathPatternError, type PathPattern } from './path-pattern.ts'
+import {
+  compilePathPattern,
+  mergeSlashes,
+  PathPatternError,
+  type PathPattern,
+} from './path-pattern.ts'
 
 export const RULE_ACTIONS = ['allow', 'deny'] as const
 export type RuleAction = (typeof RULE_ACTIONS)[number]
@@ -114,7 +119,8 @@ function parseEntry(text: string, position: number, source: RuleSource): ShadowR
   try {
     pattern = compilePathPattern(path)
   } catch (error) {
-    if (error instanceof PathPatternError) throw fail(`has path "${path}"; expected ${error.expected}`)
+    if (error instanceof PathPatternError)
+      throw fail(`has path "${path}"; expected ${error.expected}`)
     throw error
   }
   return Object.freeze({ action, method, pattern, text, source, position })

@@ -37,12 +37,20 @@ export interface DiffHighlights {
 }
 
 interface Node {
-  /** Live pointer of the value this node holds unchanged from live, else null. */
-  origin: string | null
+  value: unknown
   /** Set on a node the patch created (add) or overwrote (replace). */
   mark?: 'added' | 'changed'
-  value: unknown
   kids?: Node[] | Map<string, Node>
+  /** Container holding this node now; undefined for the root. */
+  parent?: Node
+  /** Member name, when the parent is an object. */
+  key?: string
+  /**
+   * Where the value sits in the live document: `live` derives it from the
+   * parent on demand (so expanding a 20,000-item array makes no strings);
+   * a created node carries the pointer of the live value it overwrote.
+   */
+  live: { readonly parent: Node; readonly token: string } | { readonly pointer: string | null }
 }
 
 const INDEX = /^(0|[1-9]\d*)$/
@@ -50,7 +58,9 @@ const INDEX = /^(0|[1-9]\d*)$/
 /** Computes the highlights of `ops` applied to `liveDoc`; never throws. */
 export function diffHighlights(liveDoc: unknown, ops: readonly PatchOp[]): DiffHighlights {
   const live = new Map<string, Mark>()
-  const holder: Node = { origin: null, value: [liveDoc], kids: [{ origin: '', value: liveDoc }] }
+  const holder: Node = { value: [liveDoc], live: { pointer: null } }
+  const root: Node = { value: liveDoc, parent: holder, live: { pointer: '' } }
+  holder.kids = [root]
   const located: { op: PatchOp; livePointer?: string; created?: Node; unresolved: boolean }[] = []
 
   for (const op of ops) {
@@ -67,17 +77,16 @@ export function diffHighlights(liveDoc: unknown, ops: readonly PatchOp[]): DiffH
   }
 
   const shadow = new Map<string, Mark>()
-  const places = new Map<Node, string>()
-  const root = (holder.kids as Node[])[0]
-  if (root) walk(root, '', shadow, places, false)
-
+  const place = placer(root)
   const out: LocatedOp[] = located.map((l) => {
-    const shadowPointer = l.created
-      ? places.get(l.created)
-      : l.unresolved && l.op.op !== 'remove'
-        ? l.op.path
-        : undefined
-    if (l.unresolved && shadowPointer !== undefined) {
+    let shadowPointer: string | undefined
+    if (l.created) {
+      shadowPointer = place(l.created)
+      if (shadowPointer !== undefined && l.created.mark && !insideMarked(l.created)) {
+        shadow.set(shadowPointer, l.created.mark)
+      }
+    } else if (l.unresolved && l.op.op !== 'remove') {
+      shadowPointer = l.op.path
       shadow.set(shadowPointer, l.op.op === 'add' ? 'added' : 'changed')
     }
     return { op: l.op, livePointer: l.livePointer, shadowPointer, unresolved: l.unresolved }
@@ -106,39 +115,49 @@ function apply(
   switch (op.op) {
     case 'add': {
       const existing = Array.isArray(kids) ? undefined : kids.get(key)
+      const origin = existing ? originOf(existing) : null
       // RFC 6902 §4.1: add on an existing member replaces its value.
-      const mark = existing?.origin != null ? 'changed' : 'added'
-      const created: Node = { origin: existing?.origin ?? null, mark, value: op.value }
+      const created: Node = {
+        value: op.value,
+        mark: origin !== null ? 'changed' : 'added',
+        parent,
+        live: { pointer: origin },
+      }
       if (Array.isArray(kids)) {
         const i = key === '-' ? kids.length : INDEX.test(key) ? Number(key) : -1
         if (i < 0 || i > kids.length) return undefined
         kids.splice(i, 0, created)
       } else {
+        created.key = key
         kids.set(key, created)
       }
-      if (existing?.origin != null) live.set(existing.origin, 'changed')
-      return { created, livePointer: existing?.origin ?? undefined }
+      if (origin !== null) live.set(origin, 'changed')
+      return { created, livePointer: origin ?? undefined }
     }
     case 'remove': {
       const target = child(parent, key)
       if (!target) return undefined
       if (Array.isArray(kids)) kids.splice(Number(key), 1)
       else kids.delete(key)
-      if (target.origin !== null) live.set(target.origin, 'removed')
-      return { livePointer: target.origin ?? undefined }
+      const origin = originOf(target)
+      if (origin !== null) live.set(origin, 'removed')
+      return { livePointer: origin ?? undefined }
     }
     case 'replace': {
       const target = child(parent, key)
       if (!target) return undefined
+      const origin = originOf(target)
       const created: Node = {
-        origin: target.origin,
-        mark: target.mark === 'added' ? 'added' : 'changed',
         value: op.value,
+        mark: target.mark === 'added' ? 'added' : 'changed',
+        parent,
+        key: target.key,
+        live: { pointer: origin },
       }
       if (Array.isArray(kids)) kids[Number(key)] = created
       else kids.set(key, created)
-      if (target.origin !== null) live.set(target.origin, 'changed')
-      return { created, livePointer: target.origin ?? undefined }
+      if (origin !== null) live.set(origin, 'changed')
+      return { created, livePointer: origin ?? undefined }
     }
   }
 }
@@ -147,13 +166,13 @@ function apply(
 function expand(node: Node): Node[] | Map<string, Node> | undefined {
   if (node.kids) return node.kids
   // Inside a node the patch wrote, nothing comes from live any more.
-  const base = node.mark ? null : node.origin
-  const at = (token: string | number) => (base === null ? null : childPointer(base, token))
+  const fromLive = node.mark === undefined && originOf(node) !== null
+  const liveOf = (token: string): Node['live'] => (fromLive ? { parent: node, token } : { pointer: null })
   if (Array.isArray(node.value)) {
-    node.kids = node.value.map((value, i) => ({ origin: at(i), value }))
+    node.kids = node.value.map((value, i) => ({ value, parent: node, live: liveOf(String(i)) }))
   } else if (typeof node.value === 'object' && node.value !== null) {
     node.kids = new Map(
-      Object.entries(node.value).map(([k, value]) => [k, { origin: at(k), value }] as const),
+      Object.entries(node.value).map(([key, value]) => [key, { value, parent: node, key, live: liveOf(key) }] as const),
     )
   }
   return node.kids
@@ -166,15 +185,52 @@ function child(node: Node, token: string): Node | undefined {
   return kids.get(token)
 }
 
-/** Records the final place of every expanded node, and the topmost marks. */
-function walk(node: Node, pointer: string, marks: Map<string, Mark>, places: Map<Node, string>, inMarked: boolean) {
-  places.set(node, pointer)
-  if (node.mark && !inMarked) marks.set(pointer, node.mark)
-  const kids = node.kids
-  if (!kids) return
-  const marked = inMarked || node.mark !== undefined
-  if (Array.isArray(kids)) kids.forEach((k, i) => walk(k, childPointer(pointer, i), marks, places, marked))
-  else for (const [key, k] of kids) walk(k, childPointer(pointer, key), marks, places, marked)
+/** The live pointer of a node's value, or null when it did not come from live. */
+function originOf(node: Node): string | null {
+  const l = node.live
+  if ('pointer' in l) return l.pointer
+  const base = originOf(l.parent)
+  return base === null ? null : childPointer(base, l.token)
+}
+
+/** True when an ancestor was itself created by the patch (its mark covers this one). */
+function insideMarked(node: Node): boolean {
+  for (let p = node.parent; p; p = p.parent) if (p.mark) return true
+  return false
+}
+
+/**
+ * Final shadow-side pointer of a node, or undefined once it was removed.
+ * Array positions are indexed once per array, so many operations in one
+ * large array stay linear.
+ */
+function placer(root: Node): (node: Node) => string | undefined {
+  const cache = new Map<Node, string | undefined>([[root, '']])
+  const indexes = new Map<Node[], Map<Node, number>>()
+  const place = (node: Node): string | undefined => {
+    if (cache.has(node)) return cache.get(node)
+    const parent = node.parent
+    let result: string | undefined
+    if (parent?.kids) {
+      const base = place(parent)
+      if (base !== undefined) {
+        if (Array.isArray(parent.kids)) {
+          let index = indexes.get(parent.kids)
+          if (!index) {
+            index = new Map(parent.kids.map((k, i) => [k, i]))
+            indexes.set(parent.kids, index)
+          }
+          const i = index.get(node)
+          if (i !== undefined) result = childPointer(base, i)
+        } else if (node.key !== undefined && parent.kids.get(node.key) === node) {
+          result = childPointer(base, node.key)
+        }
+      }
+    }
+    cache.set(node, result)
+    return result
+  }
+  return place
 }
 
 /**

@@ -6,6 +6,12 @@ import { css } from 'lit'
  * CSSStyleSheet object everywhere, so it is parsed once.
  */
 export const sharedStyles = css`
+  /* The document's box-sizing rule does not reach into shadow roots. */
+  *,
+  *::before,
+  *::after {
+    box-sizing: border-box;
+  }
   :host {
     font: 14px/1.5 var(--font);
     color: var(--text);
@@ -184,6 +190,8 @@ export const sharedStyles = css`
   }
 
   .table-wrap {
+    /* Positioned, so visually hidden captions stay inside the scroll box. */
+    position: relative;
     overflow-x: auto;
   }
   table {
@@ -209,7 +217,8 @@ export const sharedStyles = css`
   tbody tr:hover {
     background: #f8fafc;
   }
-  tbody tr:last-child td {
+  tbody tr:last-child td,
+  tbody tr:last-child th {
     border-bottom: 0;
   }
   td.num,

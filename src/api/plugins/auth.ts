@@ -16,7 +16,7 @@ export interface AuthOptions {
  */
 export function bearerAuth(options: AuthOptions) {
   const expected = digest(options.apiKey)
-  return new Elysia({ name: 'bearer-auth' }).onRequest({ as: 'global' }, ({ request }) => {
+  return new Elysia({ name: 'bearer-auth' }).onRequest(({ request }) => {
     const path = pathOf(request.url)
     if (isPublicPath(path)) return
     if (options.allowPreflight && request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return

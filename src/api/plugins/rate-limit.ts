@@ -20,7 +20,7 @@ export interface RateLimitOptions {
  */
 export function rateLimit(options: RateLimitOptions) {
   const buckets = new TokenBuckets({ perMinute: options.perMinute, now: options.now })
-  return new Elysia({ name: 'rate-limit' }).onRequest({ as: 'global' }, ({ request }) => {
+  return new Elysia({ name: 'rate-limit' }).onRequest(({ request }) => {
     const path = pathOf(request.url)
     if (isPublicPath(path)) return
     const client = clientIp(requestFacts(request).peerAddress, request.headers, options.trustedProxies)

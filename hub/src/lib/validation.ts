@@ -1,0 +1,49 @@
+/** Form checks shared by the gate forms; the API remains the authority. */
+
+/** An http(s) URL with a host, as the proxy needs for live_url and shadow_url. */
+export function urlError(value: string): string | undefined {
+  if (!value) return 'Enter a URL.'
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'Enter a full URL, such as http://host:8080.'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Use an http:// or https:// URL.'
+  if (!url.hostname) return 'The URL needs a host.'
+  return undefined
+}
+
+/**
+ * Which form field a Problem `detail` is about. The API names the field in
+ * its detail (DESIGN.md: "Problem body whose `detail` names the field"),
+ * e.g. `live_url: must be a URL` or `a gate named "x" already exists`.
+ * The longest matching name wins, so `diff_config.float_tolerance` is not
+ * mistaken for `diff_config`.
+ */
+export function fieldOfDetail<F extends string>(detail: string, fields: readonly F[]): F | undefined {
+  const text = detail.toLowerCase()
+  const sorted = [...fields].sort((a, b) => b.length - a.length)
+  for (const f of sorted) {
+    const spaced = f.replace(/_/g, ' ')
+    if (text.includes(f.toLowerCase()) || text.includes(spaced)) return f
+  }
+  if (/\bname\b|named/.test(text) && fields.includes('name' as F)) return 'name' as F
+  return undefined
+}
+
+/** One entry per line or comma; blanks dropped, order kept, duplicates removed. */
+export function parseList(text: string): string[] {
+  const out: string[] = []
+  for (const raw of text.split(/[\n,]/)) {
+    const v = raw.trim()
+    if (v && !out.includes(v)) out.push(v)
+  }
+  return out
+}
+
+/** A gjson-style field path with a `status`, `headers.` or `body.` prefix (DESIGN.md). */
+export function fieldPathError(path: string): string | undefined {
+  if (path === 'status' || /^(headers|body)(\.|$)/.test(path)) return undefined
+  return `"${path}" must start with status, headers. or body.`
+}

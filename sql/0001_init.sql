@@ -1,0 +1,89 @@
+-- Initial schema. See docs/storage.md for the reasoning behind each table.
+
+-- Text columns that are sorted or compared use the "C" collation so that
+-- PostgreSQL and PGlite order them identically (byte order), whatever the
+-- database's default locale is.
+
+CREATE TABLE gates (
+  id              uuid        PRIMARY KEY,
+  name            text        COLLATE "C" NOT NULL,
+  live_url        text        COLLATE "C" NOT NULL,
+  shadow_url      text        COLLATE "C" NOT NULL,
+  diff_config     jsonb       NOT NULL DEFAULT
+    '{"ignored_fields": [], "included_fields": [], "float_tolerance": 0, "sort_arrays": false}',
+  redacted_fields text[]      NOT NULL DEFAULT '{}',
+  -- Go duration as given by the user; '' = the global retention floor.
+  retention       text        NOT NULL DEFAULT '',
+  created_at      timestamptz NOT NULL DEFAULT now()
+);
+
+-- Uniqueness is enforced by the database so that concurrent creates cannot
+-- both win. The keys are hashed: a btree entry is limited to ~2.7 kB and
+-- names/URLs have no length limit in the spec.
+CREATE UNIQUE INDEX gates_name_key ON gates (md5(name));
+CREATE UNIQUE INDEX gates_url_pair_key ON gates (md5(live_url), md5(shadow_url));
+CREATE INDEX gates_created_at_idx ON gates (created_at, id);
+
+-- One row per captured request: only what lists filter, sort and show, so
+-- that list queries touch a narrow heap. Payloads live in request_payloads.
+CREATE TABLE requests (
+  id                uuid        PRIMARY KEY,
+  gate_id           uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
+  method            text        COLLATE "C" NOT NULL,
+  path              text        COLLATE "C" NOT NULL,
+  raw_query         text        NOT NULL DEFAULT '',
+  created_at        timestamptz NOT NULL,
+  live_status       integer     NOT NULL,
+  live_latency_ms   bigint      NOT NULL,
+  shadow_status     integer     NOT NULL,
+  shadow_latency_ms bigint      NOT NULL,
+  has_diff          boolean     NOT NULL
+);
+
+-- Default list order and time ranges; method and has_diff are included so
+-- that filtered scans and edge counts can stay in the index.
+CREATE INDEX requests_gate_created_idx ON requests (gate_id, created_at, id) INCLUDE (method, has_diff);
+CREATE INDEX requests_gate_diff_created_idx ON requests (gate_id, created_at, id) WHERE has_diff;
+CREATE INDEX requests_gate_method_idx ON requests (gate_id, method, id);
+-- Sort by path: the first 512 characters keep every entry under btree's limit.
+CREATE INDEX requests_gate_path_idx ON requests (gate_id, left(path, 512), id);
+
+CREATE TABLE request_payloads (
+  request_id         uuid        PRIMARY KEY REFERENCES requests (id) ON DELETE CASCADE,
+  headers            jsonb       NOT NULL,
+  body               bytea       NOT NULL,
+  live_response_id   uuid        NOT NULL,
+  live_headers       jsonb       NOT NULL,
+  live_body          bytea       NOT NULL,
+  live_created_at    timestamptz NOT NULL,
+  shadow_response_id uuid        NOT NULL,
+  shadow_headers     jsonb       NOT NULL,
+  shadow_body        bytea       NOT NULL,
+  shadow_created_at  timestamptz NOT NULL,
+  diff               jsonb       NOT NULL
+);
+
+-- Per gate, per minute of created_at, per method: how many stored requests
+-- and how many of them have a diff. Sum over shards = exact count of the
+-- stored rows of that minute. Ingest writes shard 1..64 (by backend pid) so
+-- that concurrent inserts do not queue on one hot row; maintenance (cleanup,
+-- compaction) writes shard 0 only.
+CREATE TABLE request_rollups (
+  gate_id       uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
+  bucket        timestamptz NOT NULL,
+  method        text        COLLATE "C" NOT NULL,
+  shard         smallint    NOT NULL,
+  request_count bigint      NOT NULL,
+  diff_count    bigint      NOT NULL,
+  PRIMARY KEY (gate_id, bucket, method, shard)
+) WITH (fillfactor = 70);
+
+-- Per gate: stored request count (sum over shards) and the time of the most
+-- recent capture ever received (max over shards). Same sharding as above.
+CREATE TABLE gate_counters (
+  gate_id       uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
+  shard         smallint    NOT NULL,
+  request_count bigint      NOT NULL,
+  last_active   timestamptz,
+  PRIMARY KEY (gate_id, shard)
+) WITH (fillfactor = 50);

@@ -1,0 +1,21 @@
+import type { ApiConfig } from '../config/api-config.ts'
+import type { Logger } from '../log/index.ts'
+import type { ComparisonMetrics, Registry } from '../metrics/index.ts'
+import type { Database } from '../store/database.ts'
+import type { GateStore } from '../store/gate-store.ts'
+import type { RequestStore } from '../store/request-store.ts'
+import type { StatsStore } from '../store/stats-store.ts'
+
+/** Everything the routes need, built once at startup and passed in. */
+export interface ApiContext {
+  readonly config: ApiConfig
+  readonly logger: Logger
+  readonly db: Database
+  readonly gates: GateStore
+  readonly requests: RequestStore
+  readonly stats: StatsStore
+  readonly registry: Registry
+  readonly comparisons: ComparisonMetrics
+  /** Turns false when shutdown begins, so readiness answers 503 at once. */
+  readonly lifecycle: { accepting: boolean }
+}

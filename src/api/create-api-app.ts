@@ -1,0 +1,53 @@
+import { cors } from '@elysiajs/cors'
+import { Elysia } from 'elysia'
+import type { ApiContext } from './api-context.ts'
+import { apiDocs } from './plugins/api-docs.ts'
+import { bearerAuth } from './plugins/auth.ts'
+import { problemHandler } from './plugins/problem-handler.ts'
+import { rateLimit } from './plugins/rate-limit.ts'
+import { requestFacts } from './request-context.ts'
+import { RouteTable } from './route-table.ts'
+import { configRoutes } from './routes/config-routes.ts'
+import { gateRoutes } from './routes/gate-routes.ts'
+import { healthRoutes } from './routes/health-routes.ts'
+import { requestRoutes } from './routes/request-routes.ts'
+
+/** SPEC.md "CORS": exactly these methods and headers, a day of preflight cache. */
+const CORS_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']
+const CORS_HEADERS = ['Content-Type', 'Authorization']
+
+/**
+ * The Elysia app: cross-cutting plugins first (problem handler, CORS, rate
+ * limit, auth), then the routes. What must hold for every response, even
+ * ones Elysia never makes, lives in http-handler.ts around it.
+ */
+export function createApiApp(ctx: ApiContext) {
+  const routes = new RouteTable()
+  let app = new Elysia({ name: 'svc-api' }).use(problemHandler({ logger: ctx.logger, routes }))
+  if (ctx.config.corsOrigins.length > 0) {
+    app = app.use(
+      cors({
+        origin: [...ctx.config.corsOrigins],
+        methods: CORS_METHODS,
+        allowedHeaders: CORS_HEADERS,
+        exposeHeaders: ['X-Request-ID', 'Retry-After'],
+        maxAge: 86400,
+        credentials: false,
+      }),
+    )
+  }
+  const built = app
+    .use(rateLimit({ perMinute: ctx.config.rateLimitPerMinute, trustedProxies: ctx.config.trustedProxies }))
+    .use(bearerAuth({ apiKey: ctx.config.apiKey, allowPreflight: ctx.config.corsOrigins.length > 0 }))
+    .onTransform({ as: 'global' }, ({ request, route }) => {
+      const facts = requestFacts(request)
+      facts.route = route
+    })
+    .use(apiDocs())
+    .use(healthRoutes(ctx))
+    .use(configRoutes(ctx))
+    .use(gateRoutes(ctx))
+    .use(requestRoutes(ctx))
+  for (const route of built.routes) routes.add(route.method, route.path)
+  return built
+}

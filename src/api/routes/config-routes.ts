@@ -1,0 +1,19 @@
+import { Elysia } from 'elysia'
+import { type } from 'arktype'
+import type { ApiContext } from '../api-context.ts'
+import { config, globalStats, problem } from '../schemas/common.ts'
+
+const errors = { 401: problem, 429: problem, 500: problem }
+
+/** SPEC.md "Config and statistics". */
+export function configRoutes(ctx: ApiContext) {
+  return new Elysia({ name: 'config-routes' })
+    .get('/config', () => ({ data: { retention: ctx.config.retention } }), {
+      response: { 200: type({ data: config }), ...errors },
+      detail: { operationId: 'getConfig', summary: 'The global retention floor', tags: ['Config'] },
+    })
+    .get('/stats', async () => ({ data: await ctx.stats.globalStats() }), {
+      response: { 200: type({ data: globalStats }), ...errors },
+      detail: { operationId: 'getGlobalStats', summary: 'Totals over all gates in the last 24 hours', tags: ['Config'] },
+    })
+}

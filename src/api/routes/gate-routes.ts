@@ -1,0 +1,94 @@
+import { Elysia } from 'elysia'
+import { InvalidBodyError, NotFoundError } from '../../errors/app-error.ts'
+import { parseDuration } from '../../config/duration.ts'
+import type { ApiContext } from '../api-context.ts'
+import { gateIdParams, problem } from '../schemas/common.ts'
+import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
+import { paginate } from '../pagination.ts'
+
+const errors = { 400: problem, 401: problem, 404: problem, 409: problem, 429: problem, 500: problem }
+
+/** SPEC.md "Endpoints → Gates". */
+export function gateRoutes(ctx: ApiContext) {
+  return new Elysia({ name: 'gate-routes' })
+    .get(
+      '/gates',
+      async ({ query }) => {
+        const { items, total } = await ctx.gates.list(query)
+        return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
+      },
+      {
+        query: listGatesQuery,
+        response: { 200: gateListEnvelope, ...errors },
+        detail: { operationId: 'listGates', summary: 'List gates with their 24 h statistics', tags: ['Gates'] },
+      },
+    )
+    .post(
+      '/gates',
+      async ({ body, set }) => {
+        set.status = 201
+        return { data: await ctx.gates.create(body) }
+      },
+      {
+        parse: 'json',
+        body: createGateBody,
+        response: { 201: gateEnvelope, ...errors },
+        detail: { operationId: 'createGate', summary: 'Create a gate (a live/shadow URL pair)', tags: ['Gates'] },
+      },
+    )
+    .get(
+      '/gates/:gate_id',
+      async ({ params }) => ({ data: await requireGate(ctx, params.gate_id) }),
+      {
+        params: gateIdParams,
+        response: { 200: gateEnvelope, ...errors },
+        detail: { operationId: 'getGate', summary: 'Get one gate with its 24 h statistics', tags: ['Gates'] },
+      },
+    )
+    .patch(
+      '/gates/:gate_id',
+      async ({ params, body }) => {
+        if (typeof body.retention === 'string' && body.retention !== '') {
+          const ms = parseDuration(body.retention)!
+          if (ms < ctx.config.retentionMs) {
+            throw new InvalidBodyError(
+              `retention "${body.retention}" is below the global retention floor (${ctx.config.retention})`,
+              'retention',
+            )
+          }
+        }
+        const updated = await ctx.gates.update(params.gate_id, body)
+        if (!updated) throw new NotFoundError(`no gate with id ${params.gate_id}`)
+        return { data: updated }
+      },
+      {
+        parse: 'json',
+        params: gateIdParams,
+        body: updateGateBody,
+        response: { 200: gateEnvelope, ...errors },
+        detail: {
+          operationId: 'updateGate',
+          summary: 'Update a gate: name, diff_config, redacted_fields, retention (null or "" resets it)',
+          tags: ['Gates'],
+        },
+      },
+    )
+    .delete(
+      '/gates/:gate_id',
+      async ({ params }) => {
+        if (!(await ctx.gates.delete(params.gate_id))) throw new NotFoundError(`no gate with id ${params.gate_id}`)
+        return new Response(null, { status: 204 })
+      },
+      {
+        params: gateIdParams,
+        response: errors,
+        detail: { operationId: 'deleteGate', summary: 'Delete a gate and all its captured requests', tags: ['Gates'] },
+      },
+    )
+}
+
+export async function requireGate(ctx: ApiContext, id: string) {
+  const gate = await ctx.gates.get(id)
+  if (!gate) throw new NotFoundError(`no gate with id ${id}`)
+  return gate
+}

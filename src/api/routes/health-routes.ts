@@ -1,0 +1,28 @@
+import { Elysia } from 'elysia'
+import { PROMETHEUS_CONTENT_TYPE } from '../../metrics/index.ts'
+import type { ApiContext } from '../api-context.ts'
+
+/** How long readiness waits for the database before saying 503. */
+const READY_QUERY_TIMEOUT_MS = 1000
+
+/** SPEC.md "Infrastructure (unauthenticated)". */
+export function healthRoutes(ctx: ApiContext) {
+  const app = new Elysia({ name: 'health-routes' })
+    .get('/health/live', () => ({ status: 'ok' }), { detail: { hide: true } })
+    .get(
+      '/health/ready',
+      async () => {
+        const ok = ctx.lifecycle.accepting && (await ctx.db.ping(READY_QUERY_TIMEOUT_MS))
+        const body = { status: ok ? 'ok' : 'unavailable', database: ok ? 'connected' : 'unreachable' }
+        if (!ctx.lifecycle.accepting) body.status = 'shutting down'
+        return Response.json(body, { status: ok ? 200 : 503 })
+      },
+      { detail: { hide: true } },
+    )
+  if (!ctx.config.metricsEnabled) return app
+  return app.get(
+    '/metrics',
+    () => new Response(ctx.registry.render(), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } }),
+    { detail: { hide: true } },
+  )
+}

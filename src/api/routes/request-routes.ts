@@ -1,0 +1,92 @@
+import { Elysia } from 'elysia'
+import { NotFoundError } from '../../errors/app-error.ts'
+import type { ApiContext } from '../api-context.ts'
+import { ingestCapture } from '../capture-ingest.ts'
+import { paginate } from '../pagination.ts'
+import { requestFacts } from '../request-context.ts'
+import { gateIdParams, problem, requestIdParams } from '../schemas/common.ts'
+import {
+  createRequestBody,
+  listRequestsQuery,
+  requestDetailEnvelope,
+  requestEnvelope,
+  requestListEnvelope,
+} from '../schemas/request-schemas.ts'
+import { requireGate } from './gate-routes.ts'
+
+const errors = { 400: problem, 401: problem, 404: problem, 409: problem, 429: problem, 500: problem }
+
+/** SPEC.md "Endpoints → Requests". */
+export function requestRoutes(ctx: ApiContext) {
+  return new Elysia({ name: 'request-routes' })
+    .get(
+      '/gates/:gate_id/requests',
+      async ({ params, query }) => {
+        await requireGate(ctx, params.gate_id)
+        const methods = query.method?.split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
+        const { items, total } = await ctx.requests.list(params.gate_id, { ...query, method: methods })
+        return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
+      },
+      {
+        params: gateIdParams,
+        query: listRequestsQuery,
+        response: { 200: requestListEnvelope, ...errors },
+        detail: {
+          operationId: 'listRequests',
+          summary: 'List captured requests of a gate; filters combine with AND',
+          tags: ['Requests'],
+        },
+      },
+    )
+    .post(
+      '/gates/:gate_id/requests',
+      async ({ params, body, request, set }) => {
+        const summary = await ingestCapture(ctx, params.gate_id, body, requestFacts(request).requestId)
+        set.status = 201
+        return { data: summary }
+      },
+      {
+        parse: 'json',
+        params: gateIdParams,
+        body: createRequestBody,
+        response: { 201: requestEnvelope, ...errors },
+        detail: {
+          operationId: 'createRequest',
+          summary: 'Store a capture (sent by proxies); the API redacts it and computes the diff when none is given',
+          tags: ['Requests'],
+        },
+      },
+    )
+    .get(
+      '/gates/:gate_id/requests/:request_id',
+      async ({ params }) => {
+        const detail = await ctx.requests.get(params.gate_id, params.request_id)
+        if (!detail) {
+          await requireGate(ctx, params.gate_id)
+          throw new NotFoundError(`no request with id ${params.request_id} in gate ${params.gate_id}`)
+        }
+        return { data: toDetailJson(detail) }
+      },
+      {
+        params: requestIdParams,
+        response: { 200: requestDetailEnvelope, ...errors },
+        detail: {
+          operationId: 'getRequest',
+          summary: 'Get one captured request with both responses and the diff (bodies base64)',
+          tags: ['Requests'],
+        },
+      },
+    )
+}
+
+type StoredDetail = NonNullable<Awaited<ReturnType<ApiContext['requests']['get']>>>
+
+/** Bodies go out base64, as they came in: lossless for any bytes (DESIGN.md). */
+function toDetailJson(detail: StoredDetail) {
+  return {
+    ...detail,
+    body: Buffer.from(detail.body).toString('base64'),
+    live_response: { ...detail.live_response, body: Buffer.from(detail.live_response.body).toString('base64') },
+    shadow_response: { ...detail.shadow_response, body: Buffer.from(detail.shadow_response.body).toString('base64') },
+  }
+}

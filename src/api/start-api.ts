@@ -1,0 +1,105 @@
+import { loadApiConfig, type ApiConfig } from '../config/api-config.ts'
+import type { Environment } from '../config/environment.ts'
+import { createLogger, type Logger } from '../log/index.ts'
+import { createComparisonMetrics, createHttpServerMetrics, registerProcessMetrics, Registry } from '../metrics/index.ts'
+import { openDatabase, type Database } from '../store/database.ts'
+import { createGateStore } from '../store/gate-store.ts'
+import { createRequestStore } from '../store/request-store.ts'
+import { createStatsStore } from '../store/stats-store.ts'
+import type { ApiContext } from './api-context.ts'
+import { startCleanupJob } from './cleanup-job.ts'
+import { createApiApp } from './create-api-app.ts'
+import { createHttpHandler } from './http-handler.ts'
+import { registerPoolMetrics } from './pool-metrics.ts'
+
+export interface RunningApi {
+  readonly url: string
+  readonly port: number
+  readonly context: ApiContext
+  /** Readiness 503, stop accepting, let in-flight requests finish, close the pool. */
+  stop(): Promise<void>
+}
+
+/** Starts the API from a validated configuration; used by main.ts, the demo and the tests. */
+export async function createApi(
+  config: ApiConfig,
+  logger: Logger = createLogger({ level: config.logLevel, format: config.logFormat }),
+  /** An already open (and migrated) database, which then stays open on stop(). */
+  database?: Database,
+): Promise<RunningApi> {
+  const registry = new Registry({ onCollectError: (error, name) => logger.warn('metric collection failed', { metric: name ?? '', error: String(error) }) })
+  registerProcessMetrics(registry)
+  const http = createHttpServerMetrics(registry, { withRoute: true })
+  const comparisons = createComparisonMetrics(registry)
+
+  const db =
+    database ??
+    (await openDatabase(config.databaseUrl, {
+      max: config.database.maxConns,
+      min: config.database.minConns,
+      idleTimeoutMs: config.database.maxConnIdleMs,
+      maxLifetimeMs: config.database.maxConnLifeMs,
+    }))
+  registerPoolMetrics(registry, db)
+
+  const context: ApiContext = {
+    config,
+    logger,
+    db,
+    gates: createGateStore(db.sql),
+    requests: createRequestStore(db.sql),
+    stats: createStatsStore(db.sql),
+    registry,
+    comparisons,
+    lifecycle: { accepting: true },
+  }
+  const app = createApiApp(context)
+  const fetch = createHttpHandler({
+    handle: (request) => app.handle(request),
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
+    observe: (method, status, route, seconds) => http.observe(method, status, seconds, route),
+  })
+  const server = Bun.serve({
+    port: config.port,
+    hostname: '0.0.0.0',
+    fetch,
+    // Bun has one inactivity timeout (at most 255 s) for reading a request
+    // and for idle keep-alive connections; see README "Timeouts".
+    idleTimeout: Math.min(255, Math.ceil(config.idleTimeoutMs / 1000)),
+    maxRequestBodySize: config.maxBodyBytes + 1,
+  })
+  const cleanup = startCleanupJob({ sql: db.sql, config, logger })
+  const url = `http://127.0.0.1:${server.port}`
+  logger.info('api listening', { url, database: db.kind, 'metrics.enabled': config.metricsEnabled })
+
+  return {
+    url,
+    port: server.port!,
+    context,
+    async stop() {
+      context.lifecycle.accepting = false
+      cleanup.stop()
+      await server.stop(false)
+      if (!database) await db.close()
+      logger.info('api stopped')
+    },
+  }
+}
+
+/** `bun run api`: runs until SIGTERM or SIGINT, then shuts down gracefully and exits 0. */
+export async function startApi(env: Environment): Promise<void> {
+  const config = loadApiConfig(env)
+  const api = await createApi(config)
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    api.context.logger.info('shutting down', { signal })
+    await api.stop()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}

@@ -1,0 +1,55 @@
+import { CompiledDiffConfig } from './compiled-diff-config.ts'
+import type { DiffConfig } from './diff-config.ts'
+import type { BodyLimits } from './message-body.ts'
+import { Redaction } from './redaction.ts'
+
+/** How captures are compared and redacted: one gate's settings. */
+export interface CaptureOptions {
+  /** The gate's DiffConfig (SPEC.md "DiffConfig"). */
+  diff: DiffConfig
+  /** Extra redacted fields, added to the four defaults (SPEC.md "Field redaction"). @default [] */
+  redactedFields: readonly string[]
+  /**
+   * Bodies above this many bytes, raw or decoded, are not diffed (their
+   * bytes are still compared for equality). 0 or absent means no limit.
+   * @default 0
+   */
+  maxBodyBytes?: number
+}
+
+/** Decoded output is never allowed past this, whatever maxBodyBytes says (a decompression bomb guard). */
+export const MAX_DECODED_BYTES = 64 * 1024 * 1024
+
+/**
+ * CaptureOptions with every field path parsed and compiled, once per
+ * configuration: the proxy compiles at startup and passes this to
+ * processCapture for every request.
+ */
+export class CompiledCaptureOptions {
+  readonly diff: CompiledDiffConfig
+  readonly redaction: Redaction
+  readonly limits: BodyLimits
+
+  /** @throws FieldPathError when a path does not follow the notation */
+  constructor(readonly options: CaptureOptions) {
+    this.redaction = new Redaction(options.redactedFields)
+    // Redacted fields are also excluded from diff computation (SPEC.md
+    // "Field redaction" rule 2).
+    this.diff = new CompiledDiffConfig(options.diff, this.redaction.fields)
+    const maxBodyBytes = options.maxBodyBytes !== undefined && options.maxBodyBytes > 0 ? options.maxBodyBytes : 0
+    this.limits = Object.freeze({
+      maxBodyBytes,
+      maxDecodedBytes: Math.max(maxBodyBytes, MAX_DECODED_BYTES),
+    })
+    Object.freeze(this)
+  }
+}
+
+/** Compiles CaptureOptions once; processCapture and compareResponses accept either form. */
+export function compileCaptureOptions(options: CaptureOptions): CompiledCaptureOptions {
+  return new CompiledCaptureOptions(options)
+}
+
+export function ensureCompiled(options: CaptureOptions | CompiledCaptureOptions): CompiledCaptureOptions {
+  return options instanceof CompiledCaptureOptions ? options : new CompiledCaptureOptions(options)
+}

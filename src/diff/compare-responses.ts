@@ -1,0 +1,109 @@
+import { bytesEqual, lossyText } from './body-decoding.ts'
+import {
+  ensureCompiled,
+  type CaptureOptions,
+  type CompiledCaptureOptions,
+} from './capture-options.ts'
+import type { CapturedResponse } from './capture.ts'
+import { comparisonOf, type Comparison } from './comparison.ts'
+import { compareDocuments } from './compare-documents.ts'
+import { comparedHeaders } from './headers.ts'
+import { MessageBody, NOT_JSON } from './message-body.ts'
+import type { PatchOp } from './patch-op.ts'
+import { SKIPPED } from './path-filter.ts'
+
+/**
+ * Compares two captured responses (issue 2, `compare`): the document
+ * `{status, headers, body}` of each (DESIGN.md "Diff semantics"). Redacted
+ * fields are excluded; nothing is redacted for storage here (see
+ * processCapture for that).
+ */
+export function compareResponses(
+  live: CapturedResponse,
+  shadow: CapturedResponse,
+  options: CaptureOptions | CompiledCaptureOptions,
+): Comparison {
+  const compiled = ensureCompiled(options)
+  return compareCaptured(
+    live,
+    new MessageBody(live.body, live.headers, compiled.limits),
+    shadow,
+    new MessageBody(shadow.body, shadow.headers, compiled.limits),
+    compiled,
+  )
+}
+
+/**
+ * The comparison proper, on bodies that may already be parsed (and
+ * redacted in place) by processCapture, so nothing is parsed twice.
+ */
+export function compareCaptured(
+  live: CapturedResponse,
+  liveBody: MessageBody,
+  shadow: CapturedResponse,
+  shadowBody: MessageBody,
+  compiled: CompiledCaptureOptions,
+): Comparison {
+  const failure = upstreamFailure(live, shadow)
+  if (failure !== undefined) return { kind: 'error', cause: failure }
+
+  const liveDoc: Record<string, unknown> = { status: live.status, headers: comparedHeaders(live.headers) }
+  const shadowDoc: Record<string, unknown> = { status: shadow.status, headers: comparedHeaders(shadow.headers) }
+  const filter = compiled.diff.filter
+  const bodyCompared = filter === undefined || filter.child(filter.root, 'body') !== SKIPPED
+  let bodyOp: PatchOp | undefined
+  if (bodyCompared) {
+    if (liveBody.overLimit || shadowBody.overLimit) {
+      // Not diffed (issue 2: "a body above the configured max is not
+      // diffed"); still reported when the bytes differ.
+      if (!bytesEqual(liveBody.raw, shadowBody.raw)) {
+        bodyOp = { op: 'replace', path: '/body', value: notDiffedMarker(liveBody, shadowBody, compiled) }
+      }
+    } else {
+      const liveBytes = liveBody.decoded() ?? liveBody.raw
+      const shadowBytes = shadowBody.decoded() ?? shadowBody.raw
+      // Equal bytes are an equal body under any DiffConfig: skip parsing.
+      if (!bytesEqual(liveBytes, shadowBytes)) {
+        const liveJson = liveBody.json()
+        const shadowJson = shadowBody.json()
+        if (liveJson !== NOT_JSON && shadowJson !== NOT_JSON) {
+          liveDoc.body = liveJson
+          shadowDoc.body = shadowJson
+        } else if (liveBody.text() === undefined || shadowBody.text() === undefined) {
+          // Binary (or undecodable) content: bytes decide, the op shows lossy text.
+          bodyOp = { op: 'replace', path: '/body', value: lossyText(shadowBytes) }
+        } else {
+          // Text: a differing text is one replace at /body.
+          liveDoc.body = liveBody.comparisonText()
+          shadowDoc.body = shadowBody.comparisonText()
+        }
+      }
+    }
+  }
+  const ops = compareDocuments(liveDoc, shadowDoc, compiled.diff)
+  if (bodyOp !== undefined) ops.push(bodyOp)
+  return comparisonOf(ops)
+}
+
+/** Status 0 marks an upstream that failed; its body is the error text (DESIGN.md "Diff semantics"). */
+function upstreamFailure(live: CapturedResponse, shadow: CapturedResponse): string | undefined {
+  const parts: string[] = []
+  if (live.status === 0) parts.push(`live failed: ${errorText(live.body)}`)
+  if (shadow.status === 0) parts.push(`shadow failed: ${errorText(shadow.body)}`)
+  return parts.length === 0 ? undefined : parts.join('; ')
+}
+
+const MAX_CAUSE_LENGTH = 500
+
+function errorText(body: Uint8Array): string {
+  const text = lossyText(body.subarray(0, MAX_CAUSE_LENGTH * 4)).trim()
+  if (text === '') return 'no response'
+  return text.length > MAX_CAUSE_LENGTH ? text.slice(0, MAX_CAUSE_LENGTH) + '…' : text
+}
+
+function notDiffedMarker(live: MessageBody, shadow: MessageBody, compiled: CompiledCaptureOptions): string {
+  return (
+    `[body not diffed: live ${live.raw.byteLength} bytes, shadow ${shadow.raw.byteLength} bytes, ` +
+    `limit ${compiled.limits.maxBodyBytes} bytes]`
+  )
+}

@@ -1,0 +1,99 @@
+import { charsetOf, decodeContent, decodeText, lossyText } from './body-decoding.ts'
+import type { HeaderMap } from './capture.ts'
+import { headerValues } from './headers.ts'
+
+/** Marks a body that is not JSON (not text, or text that does not parse). */
+export const NOT_JSON: unique symbol = Symbol('not JSON')
+
+/** Limits for reading a body, from CaptureOptions. */
+export interface BodyLimits {
+  /** Bodies above this many bytes (raw or decoded) are not diffed; 0 means no limit. */
+  readonly maxBodyBytes: number
+  /** Hard cap on decoded output, also for redaction of bodies above maxBodyBytes. */
+  readonly maxDecodedBytes: number
+}
+
+/**
+ * One captured body, read lazily and at most once: decoded (content
+ * coding, then charset), then parsed as JSON, each step only when a caller
+ * needs it. The comparison and the redaction share the same parse, so a
+ * capture's bodies are parsed once each (issue 2: "parses each body once").
+ */
+export class MessageBody {
+  private _decoded: Uint8Array | null | undefined
+  private _decodeTooLarge = false
+  private _text: string | null | undefined
+  private _json: unknown = UNREAD
+
+  constructor(
+    readonly raw: Uint8Array,
+    readonly headers: HeaderMap,
+    private readonly _limits: BodyLimits,
+  ) {}
+
+  /** Above maxBodyBytes, raw or decoded: compared by bytes only, never diffed. */
+  get overLimit(): boolean {
+    const max = this._limits.maxBodyBytes
+    if (max <= 0) return false
+    if (this.raw.byteLength > max) return true
+    const decoded = this.decoded()
+    return this._decodeTooLarge || (decoded !== undefined && decoded.byteLength > max)
+  }
+
+  /** The bytes with content codings undone, or undefined when they cannot be. */
+  decoded(): Uint8Array | undefined {
+    if (this._decoded === undefined) {
+      const result = decodeContent(
+        this.raw,
+        headerValues(this.headers, 'content-encoding'),
+        this._limits.maxDecodedBytes,
+      )
+      this._decoded = result.ok ? result.bytes : null
+      this._decodeTooLarge = !result.ok && result.tooLarge
+    }
+    return this._decoded ?? undefined
+  }
+
+  /** Whether decoding failed (unknown coding, corrupt data, over the cap). */
+  get undecodable(): boolean {
+    return this.decoded() === undefined
+  }
+
+  /** The decoded body as text in its charset; undefined for binary or undecodable bodies. */
+  text(): string | undefined {
+    if (this._text === undefined) {
+      const bytes = this.decoded()
+      const charset = charsetOf(headerValues(this.headers, 'content-type'))
+      this._text = bytes === undefined ? null : (decodeText(bytes, charset) ?? null)
+    }
+    return this._text ?? undefined
+  }
+
+  /** The parsed JSON value, or NOT_JSON. Parsed once; redaction edits this value in place. */
+  json(): unknown {
+    if (this._json === UNREAD) {
+      const text = this.text()
+      this._json = NOT_JSON
+      if (text !== undefined && text.length > 0) {
+        try {
+          this._json = JSON.parse(text)
+        } catch {
+          // Not JSON: compared as text (DESIGN.md "Diff semantics").
+        }
+      }
+    }
+    return this._json
+  }
+
+  /** Replaces the parsed value (after redaction replaced the whole body). */
+  setJson(value: unknown): void {
+    this._json = value
+  }
+
+  /** The body as compared when it is not JSON: its text, or lossy UTF-8 of its bytes. */
+  comparisonText(): string {
+    return this.text() ?? lossyText(this.decoded() ?? this.raw)
+  }
+}
+
+const UNREAD: unique symbol = Symbol('unread')

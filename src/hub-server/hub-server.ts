@@ -1,0 +1,148 @@
+import { stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { buildHub, hasBuild } from './build-hub.ts'
+import { runtimeConfigScript } from './runtime-config.ts'
+import { securityHeaders } from './security-headers.ts'
+import { CACHE, indexPath, resolveStatic } from './static-files.ts'
+
+/** Default port of the hub server (DESIGN.md "One entry, one flag"). */
+export const DEFAULT_HUB_PORT = 8070
+
+export interface HubServerConfig {
+  /** @default 8070; 0 picks a free port. */
+  readonly port?: number
+  /** @default '0.0.0.0' */
+  readonly hostname?: string
+  /** SVC_APP_API_BASE_URL: written to /config.js and added to the CSP's connect-src. */
+  readonly apiBaseUrl: string
+  /** SVC_APP_API_KEY: written to /config.js. Empty makes the page ask for a key. */
+  readonly apiKey: string
+  /** The built hub; built there first when it holds no build. */
+  readonly distDir: string
+  /** Bun.build `define` for that first build (see `viteDefine`). */
+  readonly define?: Readonly<Record<string, string>>
+}
+
+/** What the server reports; the project's logger fits, and so does `console`. */
+export interface HubServerLog {
+  info(message: string, attributes?: Record<string, unknown>): void
+  error(message: string, attributes?: Record<string, unknown>): void
+}
+
+export interface HubServer {
+  readonly server: ReturnType<typeof Bun.serve>
+  /** e.g. `http://127.0.0.1:8070` */
+  readonly url: string
+  stop(): Promise<void>
+}
+
+const SILENT: HubServerLog = { info() {}, error() {} }
+
+/**
+ * Starts the hub's static server: the built SPA, `/config.js` with the
+ * runtime configuration, the SPA's index for client routes, and `/health`.
+ * Every response but `/health` carries the SPEC.md security headers.
+ */
+export async function startHubServer(config: HubServerConfig, log: HubServerLog = SILENT): Promise<HubServer> {
+  const distDir = resolve(config.distDir)
+  if (!(await hasBuild(distDir))) {
+    log.info('hub build not found, building', { dir: distDir })
+    const started = performance.now()
+    await buildHub({ outDir: distDir, define: config.define })
+    log.info('hub built', { dir: distDir, ms: Math.round(performance.now() - started) })
+  }
+  const handler = createHubHandler({ ...config, distDir }, log)
+  const server = Bun.serve({
+    port: config.port ?? DEFAULT_HUB_PORT,
+    hostname: config.hostname ?? '0.0.0.0',
+    development: false,
+    fetch: handler,
+  })
+  const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? '127.0.0.1' : server.hostname
+  const url = `http://${host}:${server.port}`
+  log.info('hub listening', { url, dist: distDir, api: config.apiBaseUrl })
+  return {
+    server,
+    url,
+    async stop() {
+      await server.stop(true)
+    },
+  }
+}
+
+/**
+ * The request handler on its own, for tests and for hosts other than
+ * Bun.serve. Everything that depends only on the configuration (headers,
+ * config.js) is computed here, once.
+ */
+export function createHubHandler(
+  config: Pick<HubServerConfig, 'apiBaseUrl' | 'apiKey' | 'distDir'>,
+  log: HubServerLog = SILENT,
+): (req: Request) => Promise<Response> {
+  const security = securityHeaders(config.apiBaseUrl)
+  const configJs = runtimeConfigScript(config)
+  const root = resolve(config.distDir)
+  const index = indexPath(root)
+
+  const respond = (body: BodyInit | null, status: number, headers: Record<string, string>) =>
+    new Response(body, { status, headers: { ...headers, ...security } })
+
+  const serveFile = async (req: Request, path: string, cache: string): Promise<Response> => {
+    const file = Bun.file(path)
+    const headers: Record<string, string> = {
+      'Content-Type': file.type,
+      'Cache-Control': cache,
+      Vary: 'Accept-Encoding',
+    }
+    if (acceptsGzip(req) && (await exists(`${path}.gz`))) {
+      headers['Content-Encoding'] = 'gzip'
+      return respond(Bun.file(`${path}.gz`), 200, headers)
+    }
+    return respond(file, 200, headers)
+  }
+
+  return async (req) => {
+    const { pathname } = new URL(req.url)
+    // SPEC.md: "Its /health path is left untouched".
+    if (pathname === '/health') {
+      return new Response('ok\n', { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return respond('method not allowed\n', 405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
+    }
+    try {
+      if (pathname === '/config.js') {
+        return respond(configJs, 200, {
+          'Content-Type': 'text/javascript; charset=utf-8',
+          'Cache-Control': CACHE.config,
+        })
+      }
+      const found = await resolveStatic(root, pathname)
+      switch (found.kind) {
+        case 'file':
+          return await serveFile(req, found.path, found.cache)
+        case 'index':
+          return await serveFile(req, index, CACHE.index)
+        case 'not-found':
+          return respond('not found\n', 404, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' })
+        case 'bad-request':
+          return respond('bad request\n', 400, { 'Content-Type': 'text/plain; charset=utf-8' })
+      }
+    } catch (error) {
+      log.error('hub request failed', { path: pathname, error: String(error) })
+      return respond('internal error\n', 500, { 'Content-Type': 'text/plain; charset=utf-8' })
+    }
+  }
+}
+
+function acceptsGzip(req: Request): boolean {
+  return /\bgzip\b/i.test(req.headers.get('accept-encoding') ?? '')
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile()
+  } catch {
+    return false
+  }
+}

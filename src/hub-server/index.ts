@@ -1,0 +1,6 @@
+export { buildHub, viteDefine, hasBuild, DEFAULT_DIST_DIR, HUB_SOURCE_DIR } from './build-hub.ts'
+export type { BuildHubOptions, BuildHubResult } from './build-hub.ts'
+export { startHubServer, createHubHandler, DEFAULT_HUB_PORT } from './hub-server.ts'
+export type { HubServer, HubServerConfig, HubServerLog } from './hub-server.ts'
+export { contentSecurityPolicy, securityHeaders } from './security-headers.ts'
+export { runtimeConfigScript } from './runtime-config.ts'

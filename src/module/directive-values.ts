@@ -1,0 +1,152 @@
+/**
+ * Validation of single `svc_gate` values, shared by block text (values are
+ * strings) and the options object (values may also be numbers, booleans or
+ * arrays). Each reader returns the typed value or throws
+ * `ModuleConfigError` pointing at the value.
+ */
+import { parseDuration } from '../config/duration.ts'
+import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
+import { ModuleConfigError } from './module-config-error.ts'
+import { describeValue, type RawField } from './raw-section.ts'
+
+export type ValueReader<T> = (field: RawField) => T
+
+/** Decimal numbers as JavaScript prints them, exponent included (`1e-7`). */
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
+const WHOLE = /^\d+$/
+/** DESIGN.md "Diff semantics": field paths start with `status`, `headers.` or `body.`. */
+const FIELD_PATH = /^(status|headers|body)(\..+)?$/s
+
+function invalid(field: RawField, index: number, expected: string): ModuleConfigError {
+  const at = field.valueAt[index] ?? field.at
+  return new ModuleConfigError(field.name, expected, describeValue(field.values[index]), at)
+}
+
+/** The one value of a single-valued directive. */
+function single(field: RawField): unknown {
+  if (field.values.length > 1) {
+    const found = `${field.values.length} values`
+    throw new ModuleConfigError(field.name, 'one value', found, field.valueAt[1] ?? field.at)
+  }
+  return field.values[0]
+}
+
+function toNumber(value: unknown): number {
+  if (typeof value === 'number') return value + 0 // turns -0 into 0
+  if (typeof value === 'string' && NUMBER.test(value)) return Number(value) + 0
+  return Number.NaN
+}
+
+/** `live` and `shadow`: base URLs, so a query or fragment is a mistake. */
+export const readUrl: ValueReader<string> = (field) => {
+  const value = single(field)
+  const expected = 'an http or https URL without query or fragment'
+  if (typeof value !== 'string' || !URL.canParse(value)) throw invalid(field, 0, expected)
+  const url = new URL(value)
+  const plain = !value.includes('?') && !value.includes('#') && value === value.trim()
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !plain) {
+    throw invalid(field, 0, expected)
+  }
+  return value
+}
+
+/** `sampling_rate`: "Fraction of traffic shadowed, 0.0 to 1.0". */
+export const readRate: ValueReader<number> = (field) => {
+  const rate = toNumber(single(field))
+  if (!(rate >= 0 && rate <= 1)) throw invalid(field, 0, 'a number from 0 to 1')
+  return rate
+}
+
+/** `diff_float_tolerance`: an absolute tolerance, 0 meaning exact. */
+export const readTolerance: ValueReader<number> = (field) => {
+  const tolerance = toNumber(single(field))
+  if (!(tolerance >= 0 && Number.isFinite(tolerance))) throw invalid(field, 0, 'a number >= 0')
+  return tolerance
+}
+
+/**
+ * A Go-style duration (DESIGN.md "Durations") in milliseconds; the object
+ * form may also give a number of milliseconds. Timeouts must be positive;
+ * `idle_conn_timeout` may be 0 ("no timeout").
+ */
+export function readDuration(min: 'positive' | 'zero'): ValueReader<number> {
+  const expected =
+    min === 'positive'
+      ? 'a positive duration such as "300ms", "5s" or "1m30s"'
+      : 'a duration >= 0 such as "90s" (0 means no timeout)'
+  return (field) => {
+    const value = single(field)
+    const ms = typeof value === 'string' ? parseDuration(value) : toNumber(value)
+    const ok = ms !== undefined && Number.isFinite(ms) && (min === 'positive' ? ms > 0 : ms >= 0)
+    if (!ok) throw invalid(field, 0, expected)
+    return ms + 0
+  }
+}
+
+/** A whole number >= 0 (connection counts, byte sizes); `meaning` says what 0 means. */
+export function readCount(meaning: string): ValueReader<number> {
+  const expected = `a whole number >= 0 (${meaning})`
+  return (field) => {
+    const value = single(field)
+    const count = typeof value === 'string' && !WHOLE.test(value) ? Number.NaN : toNumber(value)
+    if (!(Number.isSafeInteger(count) && count >= 0)) throw invalid(field, 0, expected)
+    return count
+  }
+}
+
+/** `diff_sort_arrays`: nginx's `on`/`off`, or `true`/`false`, any case. */
+export const readSwitch: ValueReader<boolean> = (field) => {
+  const value = single(field)
+  if (typeof value === 'boolean') return value
+  const text = typeof value === 'string' ? value.toLowerCase() : ''
+  if (text === 'on' || text === 'true') return true
+  if (text === 'off' || text === 'false') return false
+  throw invalid(field, 0, 'on, off, true or false')
+}
+
+/**
+ * Field lists: every value is split on commas and trimmed; empty pieces
+ * (a trailing comma, `a, b` written unquoted) are dropped. Each path must
+ * name the status, the headers or the body.
+ */
+export const readFieldList: ValueReader<string[]> = (field) => {
+  const paths: string[] = []
+  field.values.forEach((value, index) => {
+    if (typeof value !== 'string') throw invalid(field, index, 'field paths as text')
+    for (const piece of value.split(',')) {
+      const path = piece.trim()
+      if (path === '') continue
+      if (!FIELD_PATH.test(path)) {
+        throw new ModuleConfigError(
+          field.name,
+          'field paths that start with "status", "headers." or "body."',
+          JSON.stringify(path),
+          field.valueAt[index] ?? field.at,
+        )
+      }
+      paths.push(path)
+    }
+  })
+  return paths
+}
+
+/**
+ * `shadow_rules`: the rule list of SPEC.md "Shadow matching rules". Values
+ * are joined with a space, so an unquoted `shadow_rules allow GET:/a` reads
+ * as the rule it looks like. Compiled here once to fail at startup.
+ */
+export const readRules: ValueReader<string> = (field) => {
+  if (field.values.some((value) => typeof value !== 'string')) {
+    throw invalid(field, 0, 'rules as text, such as "allow POST:/api/search"')
+  }
+  const text = field.values.join(' ')
+  try {
+    compileShadowRules(text)
+  } catch (error) {
+    if (!(error instanceof ShadowRuleError)) throw error
+    const at = field.valueAt[0] ?? field.at
+    const expected = 'rules of the form "ACTION METHOD:path"'
+    throw new ModuleConfigError(field.name, expected, JSON.stringify(text), at, error.message)
+  }
+  return text
+}

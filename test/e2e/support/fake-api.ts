@@ -1,0 +1,197 @@
+import type { FakeData, FakeGate, FakeRequest } from './fake-data.ts'
+import { fakeData } from './fake-data.ts'
+
+/**
+ * A minimal stand-in for the management API, shaped by SPEC.md: bearer
+ * auth, `{data}` wrapping, `pagination`, RFC 7807 problems, CORS for the
+ * hub's origin, and the listGates / listRequests filters. Only for the
+ * hub's smoke test and screenshots; the real-API e2e replaces it.
+ */
+export interface FakeApi {
+  readonly url: string
+  readonly key: string
+  readonly data: FakeData
+  /** Every request seen, e.g. to assert what the hub sent. */
+  readonly seen: { method: string; path: string; auth: string | null }[]
+  stop(): Promise<void>
+}
+
+export interface FakeApiOptions {
+  readonly key?: string
+  /** Origin allowed by CORS (the hub's). */
+  readonly allowOrigin?: string
+}
+
+const PROBLEM = { 'Content-Type': 'application/problem+json' }
+
+export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
+  const key = options.key ?? 'fake-api-key-0123456789'
+  const data = fakeData()
+  const seen: FakeApi['seen'] = []
+  const cors = (origin: string | null): Record<string, string> => {
+    const allowed = options.allowOrigin ?? origin
+    return allowed && origin === allowed
+      ? {
+          'Access-Control-Allow-Origin': allowed,
+          'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+          'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+          'Access-Control-Max-Age': '86400',
+          Vary: 'Origin',
+        }
+      : {}
+  }
+
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const origin = req.headers.get('origin')
+      const extra = cors(origin)
+      seen.push({ method: req.method, path: url.pathname + url.search, auth: req.headers.get('authorization') })
+      if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: extra })
+      const json = (body: unknown, status = 200) => Response.json(body, { status, headers: extra })
+      const problem = (status: number, title: string, detail?: string) =>
+        new Response(JSON.stringify({ type: `/errors/${title.toLowerCase().replace(/ /g, '-')}`, title, status, detail, instance: url.pathname }), {
+          status,
+          headers: { ...PROBLEM, ...extra },
+        })
+      if (req.headers.get('authorization') !== `Bearer ${key}`) {
+        return problem(401, 'Unauthorized', 'a valid "Authorization: Bearer <key>" header is required')
+      }
+      const parts = url.pathname.split('/').filter(Boolean)
+      const q = url.searchParams
+      if (url.pathname === '/stats' && req.method === 'GET') {
+        const total = data.gates.reduce((n, g) => n + g.stats.request_count_24h, 0)
+        const diffs = data.gates.reduce((n, g) => n + g.stats.diff_count_24h, 0)
+        return json({ data: { total_gates: data.gates.length, total_requests_24h: total, total_diff_rate: total ? diffs / total : 0 } })
+      }
+      if (url.pathname === '/config' && req.method === 'GET') return json({ data: { retention: data.retention } })
+      if (parts[0] !== 'gates') return problem(404, 'Not Found', `no route ${url.pathname}`)
+
+      if (parts.length === 1) {
+        if (req.method === 'GET') {
+          let list = data.gates.filter(
+            (g) =>
+              g.name.includes(q.get('name') ?? '') &&
+              g.live_url.includes(q.get('live_url') ?? '') &&
+              g.shadow_url.includes(q.get('shadow_url') ?? ''),
+          )
+          const sort = (q.get('sort') ?? 'created_at') as keyof FakeGate
+          list = sortBy(list, (g) => String(g[sort]), q.get('order') ?? 'desc')
+          return json(paged(list, q))
+        }
+        if (req.method === 'POST') {
+          const body = (await req.json()) as Partial<FakeGate>
+          for (const f of ['name', 'live_url', 'shadow_url'] as const) {
+            if (typeof body[f] !== 'string' || body[f] === '') return problem(400, 'Invalid Request Body', `${f}: is required`)
+          }
+          if (data.gates.some((g) => g.name === body.name)) return problem(409, 'Conflict', `a gate named "${body.name}" already exists`)
+          const g: FakeGate = {
+            id: crypto.randomUUID(),
+            name: body.name!,
+            live_url: body.live_url!,
+            shadow_url: body.shadow_url!,
+            diff_config: { ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false },
+            redacted_fields: [],
+            retention: '',
+            created_at: new Date().toISOString(),
+            stats: { request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: null },
+          }
+          data.gates.push(g)
+          data.requests.set(g.id, [])
+          return json({ data: g }, 201)
+        }
+        return problem(405, 'Method Not Allowed')
+      }
+
+      const g = data.gates.find((x) => x.id === parts[1])
+      if (!g) return problem(404, 'Not Found', `no gate with id ${parts[1]}`)
+      if (parts.length === 2) {
+        if (req.method === 'GET') return json({ data: g })
+        if (req.method === 'DELETE') {
+          data.gates.splice(data.gates.indexOf(g), 1)
+          return new Response(null, { status: 204, headers: extra })
+        }
+        if (req.method === 'PATCH') {
+          const body = (await req.json()) as Record<string, unknown>
+          if (body.retention !== undefined && body.retention !== null && !/^\d+h$/.test(String(body.retention))) {
+            return problem(400, 'Invalid Request Body', 'retention: must be a duration of at least the global floor 720h')
+          }
+          if (body.diff_config) g.diff_config = body.diff_config as FakeGate['diff_config']
+          if (body.redacted_fields) g.redacted_fields = body.redacted_fields as string[]
+          if ('retention' in body) g.retention = (body.retention as string | null) ?? ''
+          return json({ data: g })
+        }
+        return problem(405, 'Method Not Allowed')
+      }
+      if (parts[2] !== 'requests') return problem(404, 'Not Found')
+      const all = data.requests.get(g.id) ?? []
+      if (parts.length === 3 && req.method === 'GET') {
+        const methods = q.get('method')?.split(',')
+        const path = q.get('path')
+        const pathRe = path ? new RegExp(path.split('*').map(escapeRe).join('.*')) : undefined
+        const hasDiff = q.get('has_diff')
+        const from = q.get('from') ? Date.parse(q.get('from')!) : -Infinity
+        const to = q.get('to') ? Date.parse(q.get('to')!) : Infinity
+        let list = all.filter((r) => {
+          const t = Date.parse(r.created_at)
+          return (
+            (!methods || methods.includes(r.method)) &&
+            (!pathRe || pathRe.test(r.path)) &&
+            (hasDiff === null || (r.diff.content.length > 0) === (hasDiff === 'true')) &&
+            t >= from &&
+            t <= to
+          )
+        })
+        const sort = (q.get('sort') ?? 'created_at') as 'created_at' | 'method' | 'path'
+        list = sortBy(list, (r) => r[sort], q.get('order') ?? 'desc')
+        return json(paged(list.map(summary), q))
+      }
+      if (parts.length === 4 && req.method === 'GET') {
+        const r = all.find((x) => x.id === parts[3])
+        if (!r) return problem(404, 'Not Found', `no request with id ${parts[3]}`)
+        return json({ data: r })
+      }
+      return problem(404, 'Not Found')
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    key,
+    data,
+    seen,
+    async stop() {
+      await server.stop(true)
+    },
+  }
+}
+
+function summary(r: FakeRequest) {
+  return {
+    id: r.id,
+    method: r.method,
+    path: r.path,
+    ...(r.raw_query ? { raw_query: r.raw_query } : {}),
+    created_at: r.created_at,
+    live_response: { status_code: r.live_response.status_code, latency_ms: r.live_response.latency_ms },
+    shadow_response: { status_code: r.shadow_response.status_code, latency_ms: r.shadow_response.latency_ms },
+    has_diff: r.diff.content.length > 0,
+  }
+}
+
+function paged<T>(list: T[], q: URLSearchParams) {
+  const limit = Number(q.get('limit') ?? 50)
+  const offset = Number(q.get('offset') ?? 0)
+  const data = list.slice(offset, offset + limit)
+  return { data, pagination: { limit, offset, total: list.length, has_more: offset + data.length < list.length } }
+}
+
+function sortBy<T>(list: T[], key: (x: T) => string, order: string): T[] {
+  const sorted = [...list].sort((a, b) => key(a).localeCompare(key(b)))
+  return order === 'asc' ? sorted : sorted.reverse()
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

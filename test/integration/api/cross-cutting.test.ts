@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
+import { BACKENDS } from '../../support/database.ts'
+
+const gateId = '00000000-0000-4000-8000-000000000000'
+/** Every operation of SPEC.md "Endpoints", with a body where it needs one. */
+const PROTECTED: Array<[string, string, unknown?]> = [
+  ['GET', '/config'],
+  ['GET', '/stats'],
+  ['GET', '/gates'],
+  ['POST', '/gates', { name: 'a', live_url: 'http://a', shadow_url: 'http://b' }],
+  ['GET', `/gates/${gateId}`],
+  ['PATCH', `/gates/${gateId}`, { name: 'b' }],
+  ['DELETE', `/gates/${gateId}`],
+  ['GET', `/gates/${gateId}/requests`],
+  ['POST', `/gates/${gateId}/requests`, {}],
+  ['GET', `/gates/${gateId}/requests/${gateId}`],
+]
+
+describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) => {
+  let t: TestApi
+  beforeAll(async () => {
+    t = await startTestApi(backend, { SVC_APP_HSTS_ENABLED: 'true' })
+  })
+  afterAll(async () => {
+    await t.stop()
+  })
+
+  test.each(PROTECTED)('%s %s needs the bearer key', async (method, path, body) => {
+    for (const authorization of [undefined, 'Bearer wrong-key-wrong-key', `Basic ${TEST_API_KEY}`, TEST_API_KEY]) {
+      const res = await fetch(t.url + path, {
+        method,
+        headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      expect(res.status).toBe(401)
+      expect(res.headers.get('content-type')).toContain('application/problem+json')
+      expect(await res.json()).toMatchObject({ type: '/errors/unauthorized', title: 'Unauthorized', status: 401, instance: path })
+    }
+  })
+
+  test.each(['/health/live', '/health/ready', '/metrics', '/swagger', '/swagger/json'])('%s needs no key', async (path) => {
+    expect((await fetch(t.url + path)).status).toBe(200)
+  })
+
+  test('security headers are on every response: success, error, unauthenticated, health', async () => {
+    const responses = [
+      await t.call('GET', '/gates'),
+      await t.call('GET', `/gates/${gateId}`),
+      await fetch(t.url + '/gates'),
+      await fetch(t.url + '/health/live'),
+      await t.call('GET', '/nowhere'),
+    ]
+    for (const res of responses) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(res.headers.get('x-frame-options')).toBe('DENY')
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+      expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains')
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    }
+  })
+
+  test('no CORS headers when SVC_APP_CORS_ORIGINS is unset', async () => {
+    const res = await t.call('GET', '/gates', undefined, { origin: 'http://hub.example' })
+    expect([...res.headers.keys()].filter((k) => k.startsWith('access-control-'))).toEqual([])
+  })
+
+  test('an unknown route is a 404 problem; a wrong method on a known route is a 405 with Allow', async () => {
+    const unknown = await t.call('GET', '/nowhere')
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toMatchObject({ type: '/errors/not-found', status: 404, instance: '/nowhere' })
+    const wrong = await t.call('PUT', '/gates')
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get('allow')).toContain('GET')
+    expect(await wrong.json()).toMatchObject({ type: '/errors/method-not-allowed', status: 405 })
+  })
+
+  test('a body over SVC_APP_MAX_BODY_SIZE is a 413 problem, declared or chunked', async () => {
+    const small = await startTestApi(backend, { SVC_APP_MAX_BODY_SIZE: '1024' })
+    try {
+      const big = JSON.stringify({ name: 'x'.repeat(2000), live_url: 'http://a', shadow_url: 'http://b' })
+      const declared = await small.call('POST', '/gates', big)
+      expect(declared.status).toBe(413)
+      expect(await declared.json()).toMatchObject({ type: '/errors/payload-too-large', status: 413 })
+      const stream = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big))
+          controller.close()
+        },
+      })
+      const chunked = await fetch(small.url + '/gates', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' },
+        body: stream,
+      })
+      expect(chunked.status).toBe(413)
+    } finally {
+      await small.stop()
+    }
+  })
+
+  test('a 500 says nothing internal and logs the cause', async () => {
+    const original = t.api.context.stats.globalStats
+    t.api.context.stats.globalStats = async () => {
+      throw new Error('relation "secret_table" does not exist')
+    }
+    try {
+      const res = await t.call('GET', '/stats')
+      expect(res.status).toBe(500)
+      const text = await res.text()
+      expect(text).not.toContain('secret_table')
+      expect(JSON.parse(text)).toMatchObject({ type: '/errors/internal', status: 500 })
+      expect('instance' in JSON.parse(text)).toBe(false)
+      expect(t.logs.some((line) => line.includes('secret_table'))).toBe(true)
+    } finally {
+      t.api.context.stats.globalStats = original
+    }
+  })
+
+  test('one log record per request with response.status and response.latency, never the key', async () => {
+    await t.call('GET', '/config')
+    const record = t.logs.map((l) => JSON.parse(l) as Record<string, unknown>).findLast((r) => r['request.path'] === '/config')!
+    expect(record['response.status']).toBe(200)
+    expect(typeof record['response.latency']).toBe('number')
+    expect(t.logs.join('\n')).not.toContain(TEST_API_KEY)
+  })
+
+  test('getConfig and getGlobalStats', async () => {
+    expect(await (await t.call('GET', '/config')).json()).toEqual({ data: { retention: '720h' } })
+    const stats = (await (await t.call('GET', '/stats')).json()) as { data: Record<string, number> }
+    expect(Object.keys(stats.data).sort()).toEqual(['total_diff_rate', 'total_gates', 'total_requests_24h'])
+  })
+})
+
+describe.each(BACKENDS)('CORS and rate limiting on %s', (backend) => {
+  test('CORS: the configured origin, the spec methods and headers, preflight without a key', async () => {
+    const t = await startTestApi(backend, { SVC_APP_CORS_ORIGINS: 'http://hub.example:8070' })
+    try {
+      const res = await t.call('GET', '/gates', undefined, { origin: 'http://hub.example:8070' })
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://hub.example:8070')
+      const preflight = await fetch(t.url + '/gates', {
+        method: 'OPTIONS',
+        headers: { origin: 'http://hub.example:8070', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      })
+      expect(preflight.status).toBeLessThan(300)
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('http://hub.example:8070')
+      expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, POST, PATCH, DELETE, OPTIONS')
+      expect(preflight.headers.get('access-control-allow-headers')).toBe('Content-Type, Authorization')
+      expect(preflight.headers.get('access-control-max-age')).toBe('86400')
+      const foreign = await t.call('GET', '/gates', undefined, { origin: 'http://evil.example' })
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull()
+    } finally {
+      await t.stop()
+    }
+  })
+
+  test('an untrusted peer is limited as itself, whatever X-Forwarded-For says', async () => {
+    const t = await startTestApi(backend, { SVC_APP_RATE_LIMIT: '3' })
+    try {
+      const statuses = []
+      for (let i = 0; i < 5; i++) statuses.push((await t.call('GET', '/config', undefined, { 'x-forwarded-for': `198.51.100.${i}` })).status)
+      expect(statuses).toEqual([200, 200, 200, 429, 429])
+      const limited = await t.call('GET', '/config')
+      expect(limited.status).toBe(429)
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(await limited.json()).toMatchObject({ type: '/errors/rate-limited', status: 429 })
+      expect((await fetch(t.url + '/health/live')).status).toBe(200)
+    } finally {
+      await t.stop()
+    }
+  })
+
+  test('behind a trusted proxy, each forwarded client has its own bucket', async () => {
+    const t = await startTestApi(backend, { SVC_APP_RATE_LIMIT: '2', SVC_APP_TRUSTED_PROXIES: '127.0.0.1, ::1' })
+    try {
+      const as = (client: string) => t.call('GET', '/config', undefined, { 'x-forwarded-for': `${client}, 127.0.0.1` })
+      expect([(await as('203.0.113.1')).status, (await as('203.0.113.1')).status, (await as('203.0.113.1')).status]).toEqual([200, 200, 429])
+      expect((await as('203.0.113.2')).status).toBe(200)
+      const realIp = await t.call('GET', '/config', undefined, { 'x-real-ip': '203.0.113.3' })
+      expect(realIp.status).toBe(200)
+    } finally {
+      await t.stop()
+    }
+  })
+})

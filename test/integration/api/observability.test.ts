@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { familyOf, histogramSeries, parseExposition, sampleOf } from '../../support/prometheus-text.ts'
+import { startTestApi, type TestApi } from '../../support/api-server.ts'
+import { captureBody } from '../../support/captures.ts'
+import { BACKENDS } from '../../support/database.ts'
+
+describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
+  let t: TestApi
+  beforeAll(async () => {
+    t = await startTestApi(backend)
+  })
+  afterAll(async () => {
+    await t.stop()
+  })
+
+  const scrape = async () => {
+    const res = await fetch(t.url + '/metrics')
+    expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4')
+    return res.text()
+  }
+
+  test('health: live and ready answer 200', async () => {
+    expect((await fetch(t.url + '/health/live')).status).toBe(200)
+    const ready = await fetch(t.url + '/health/ready')
+    expect(ready.status).toBe(200)
+  })
+
+  test('metrics: request durations by route template, comparisons by gate and result, pool and process series', async () => {
+    const gate = ((await (await t.call('POST', '/gates', { name: 'm', live_url: 'http://l:1', shadow_url: 'http://s:1' })).json()) as { data: { id: string } }).data.id
+    await t.call('POST', `/gates/${gate}/requests`, captureBody({ live: { a: 1 }, shadow: { a: 2, b: 3 } }))
+    await t.call('POST', `/gates/${gate}/requests`, captureBody({ live: { a: 1 } }))
+    await t.call('GET', `/gates/${gate}`)
+    const text = await scrape()
+    const names = parseExposition(text).map((f) => f.name)
+
+    expect(familyOf(text, 'http_server_request_duration_seconds').type).toBe('HISTOGRAM')
+    const routeLines = text.split('\n').filter((l) => l.startsWith('http_server_request_duration_seconds_count'))
+    expect(routeLines.some((l) => l.includes('http_route="/gates/:gate_id"'))).toBe(true)
+    expect(routeLines.some((l) => l.includes('http_route="/gates/:gate_id/requests"'))).toBe(true)
+    expect(routeLines.some((l) => l.includes(gate))).toBe(false)
+    const getGate = histogramSeries(text, 'http_server_request_duration_seconds', {
+      http_route: '/gates/:gate_id',
+      http_request_method: 'GET',
+      http_response_status_code: '200',
+    })
+    expect(Number(getGate.count)).toBeGreaterThanOrEqual(1)
+
+    const compared = familyOf(text, 'svc_responses_compared_total')
+    expect(Number(sampleOf(compared, { gate, result: 'diff' })?.value)).toBe(1)
+    expect(Number(sampleOf(compared, { gate, result: 'match' })?.value)).toBe(1)
+    expect(Number(histogramSeries(text, 'svc_diff_operations', { gate }).count)).toBe(1)
+
+    const pool = familyOf(text, 'db_client_connection_count')
+    expect(pool.metrics.length).toBeGreaterThan(0)
+    expect(pool.metrics.every((m) => (m.labels?.db_name ?? '') !== '')).toBe(true)
+    expect(names).toContain('process_resident_memory_bytes')
+    expect(names).toContain('process_cpu_seconds_total')
+    expect(names.some((name) => name.endsWith('_requests_total'))).toBe(false)
+  })
+
+  test('the OpenAPI description has version 1.0.0 and every operation of the spec', async () => {
+    const doc = (await (await fetch(t.url + '/swagger/json')).json()) as {
+      info: { version: string }
+      paths: Record<string, Record<string, { operationId?: string }>>
+    }
+    expect(doc.info.version).toBe('1.0.0')
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))
+    for (const id of ['getConfig', 'getGlobalStats', 'listGates', 'createGate', 'getGate', 'updateGate', 'deleteGate', 'listRequests', 'createRequest', 'getRequest']) {
+      expect(operations).toContain(id)
+    }
+    const createGate = JSON.stringify(doc.paths['/gates']!.post)
+    expect(createGate).toContain('live_url')
+    expect(createGate).not.toContain('arktype')
+  })
+
+  test('Swagger UI loads its files from the API itself', async () => {
+    const html = await (await fetch(t.url + '/swagger')).text()
+    expect(html).toContain('/swagger/assets/swagger-ui-bundle.js')
+    expect(html).not.toMatch(/https?:\/\/(unpkg|cdn)/)
+    const bundle = await fetch(t.url + '/swagger/assets/swagger-ui-bundle.js')
+    expect(bundle.status).toBe(200)
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+  })
+})
+
+describe.each(BACKENDS)('readiness and metrics switches on %s', (backend) => {
+  test('/metrics is absent when SVC_APP_METRICS_ENABLED is false', async () => {
+    const t = await startTestApi(backend, { SVC_APP_METRICS_ENABLED: 'false' })
+    try {
+      expect((await fetch(t.url + '/metrics')).status).toBe(404)
+    } finally {
+      await t.stop()
+    }
+  })
+
+  test('/health/ready answers 503 once shutdown begins', async () => {
+    const t = await startTestApi(backend)
+    try {
+      t.api.context.lifecycle.accepting = false
+      expect((await fetch(t.url + '/health/ready')).status).toBe(503)
+      expect((await fetch(t.url + '/health/live')).status).toBe(200)
+    } finally {
+      await t.stop()
+    }
+  })
+})

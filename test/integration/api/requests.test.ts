@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestApi, type TestApi } from '../../support/api-server.ts'
+import { captureBody } from '../../support/captures.ts'
+import { BACKENDS } from '../../support/database.ts'
+
+type Summary = {
+  id: string
+  method: string
+  path: string
+  raw_query?: string
+  created_at: string
+  has_diff: boolean
+  live_response: { status_code: number; latency_ms: number }
+  shadow_response: { status_code: number; latency_ms: number }
+}
+type Detail = Summary & {
+  headers: Record<string, string[]>
+  body: string
+  live_response: { body: string; headers: Record<string, string[]>; id: string; created_at: string }
+  shadow_response: { body: string; headers: Record<string, string[]>; id: string; created_at: string }
+  diff: { content: Array<{ op: string; path: string; value?: unknown }> }
+}
+
+const fromB64 = (s: string) => Buffer.from(s, 'base64').toString('utf8')
+
+describe.each(BACKENDS)('captured requests on %s', (backend) => {
+  let t: TestApi
+  let gateId: string
+  const post = (body: unknown, headers?: Record<string, string>, gate = gateId) =>
+    t.call('POST', `/gates/${gate}/requests`, body, headers)
+  const detail = async (id: string) =>
+    ((await (await t.call('GET', `/gates/${gateId}/requests/${id}`)).json()) as { data: Detail }).data
+
+  beforeAll(async () => {
+    t = await startTestApi(backend)
+    const res = await t.call('POST', '/gates', { name: 'orders', live_url: 'http://live:1', shadow_url: 'http://shadow:1' })
+    gateId = ((await res.json()) as { data: { id: string } }).data.id
+  })
+  afterAll(async () => {
+    await t.stop()
+  })
+
+  test('createRequest stores a capture and answers 201 with its summary', async () => {
+    const res = await post(captureBody({ method: 'GET', path: '/api/orders', raw_query: 'page=2' }))
+    expect(res.status).toBe(201)
+    const { data } = (await res.json()) as { data: Summary }
+    expect(data).toEqual({
+      id: expect.any(String),
+      method: 'GET',
+      path: '/api/orders',
+      raw_query: 'page=2',
+      created_at: expect.any(String),
+      live_response: { status_code: 200, latency_ms: 12 },
+      shadow_response: { status_code: 200, latency_ms: 15 },
+      has_diff: false,
+    })
+  })
+
+  test('raw_query is omitted when empty', async () => {
+    const { data } = (await (await post(captureBody())).json()) as { data: Summary }
+    expect('raw_query' in data).toBe(false)
+    expect('raw_query' in (await detail(data.id))).toBe(false)
+  })
+
+  test('the API computes the diff when none is given, as a JSON Patch over {status, headers, body}', async () => {
+    const res = await post(captureBody({ live: { id: 1, price: 10, tags: ['a'] }, shadow: { id: 1, price: 11, tags: ['a'], extra: true } }))
+    const { data } = (await res.json()) as { data: Summary }
+    expect(data.has_diff).toBe(true)
+    const d = await detail(data.id)
+    expect(d.diff.content).toContainEqual({ op: 'replace', path: '/body/price', value: 11 })
+    expect(d.diff.content).toContainEqual({ op: 'add', path: '/body/extra', value: true })
+  })
+
+  test('a submitted diff is stored as given', async () => {
+    const ops = [{ op: 'replace', path: '/body/x', value: 2 }]
+    const { data } = (await (await post(captureBody({ diff: ops }))).json()) as { data: Summary }
+    expect(data.has_diff).toBe(true)
+    expect((await detail(data.id)).diff.content).toEqual(ops)
+  })
+
+  test('the gate diff_config quiets ignored fields', async () => {
+    const gate = ((await (await t.call('POST', '/gates', { name: 'quiet', live_url: 'http://l:2', shadow_url: 'http://s:2' })).json()) as { data: { id: string } }).data.id
+    await t.call('PATCH', `/gates/${gate}`, {
+      diff_config: { ignored_fields: ['body.**.updated_at'], included_fields: [], float_tolerance: 0.5, sort_arrays: true },
+    })
+    const res = await post(
+      captureBody({ live: { a: { updated_at: 1 }, n: 1.0, l: [1, 2] }, shadow: { a: { updated_at: 2 }, n: 1.2, l: [2, 1] } }),
+      {},
+      gate,
+    )
+    expect(((await res.json()) as { data: Summary }).data.has_diff).toBe(false)
+  })
+
+  test('bodies round-trip as base64; default and gate fields are redacted before storage', async () => {
+    const gate = ((await (await t.call('POST', '/gates', { name: 'secrets', live_url: 'http://l:3', shadow_url: 'http://s:3' })).json()) as { data: { id: string } }).data.id
+    await t.call('PATCH', `/gates/${gate}`, { redacted_fields: ['body.password', 'headers.X-Session'] })
+    const body = captureBody({
+      requestHeaders: { Authorization: ['Bearer topsecret'], Cookie: ['sid=1'], 'X-Session': ['s1'], Accept: ['*/*'] },
+      requestBody: { user: 'ann', password: 'hunter2' },
+      live: { token: 'x', password: 'live-pass' },
+      shadow: { token: 'x', password: 'shadow-pass' },
+      liveHeaders: { 'Set-Cookie': ['a=b'], 'Content-Type': ['application/json'] },
+    })
+    const { data } = (await (await post(body, {}, gate)).json()) as { data: Summary }
+    expect(data.has_diff).toBe(false)
+    const d = ((await (await t.call('GET', `/gates/${gate}/requests/${data.id}`)).json()) as { data: Detail }).data
+    expect(d.headers.Authorization).toEqual(['[REDACTED]'])
+    expect(d.headers.Cookie).toEqual(['[REDACTED]'])
+    expect(d.headers['X-Session']).toEqual(['[REDACTED]'])
+    expect(d.headers.Accept).toEqual(['*/*'])
+    expect(JSON.parse(fromB64(d.body))).toEqual({ user: 'ann', password: '[REDACTED]' })
+    expect(JSON.parse(fromB64(d.live_response.body)).password).toBe('[REDACTED]')
+    expect(d.live_response.headers['Set-Cookie']).toEqual(['[REDACTED]'])
+    const everything = JSON.stringify(d)
+    for (const secret of ['topsecret', 'hunter2', 'live-pass', 'shadow-pass', 'sid=1']) expect(everything).not.toContain(secret)
+  })
+
+  test('binary bodies survive byte for byte', async () => {
+    const bytes = Buffer.from([0, 1, 2, 254, 255, 10, 13])
+    const body = captureBody()
+    ;(body.live_response as { body: string }).body = bytes.toString('base64')
+    ;(body.shadow_response as { body: string }).body = bytes.toString('base64')
+    const { data } = (await (await post(body)).json()) as { data: Summary }
+    expect(Buffer.from((await detail(data.id)).live_response.body, 'base64')).toEqual(bytes)
+  })
+
+  test('a failed shadow (status 0) is stored as a diff', async () => {
+    const { data } = (await (await post(captureBody({ shadowStatus: 0, shadow: 'connect ECONNREFUSED' }))).json()) as { data: Summary }
+    expect(data.has_diff).toBe(true)
+    expect(data.shadow_response.status_code).toBe(0)
+  })
+
+  test('the id comes from the body, else X-Request-ID, else is generated', async () => {
+    const bodyId = crypto.randomUUID()
+    expect(((await (await post(captureBody({ id: bodyId }))).json()) as { data: Summary }).data.id).toBe(bodyId)
+    const headerId = crypto.randomUUID()
+    const res = await post(captureBody(), { 'X-Request-ID': headerId })
+    expect(((await res.json()) as { data: Summary }).data.id).toBe(headerId)
+    expect(res.headers.get('X-Request-ID')).toBe(headerId)
+    const generated = await post(captureBody(), { 'X-Request-ID': 'not-a-uuid' })
+    const id = ((await generated.json()) as { data: Summary }).data.id
+    expect(id).not.toBe('not-a-uuid')
+    expect(generated.headers.get('X-Request-ID')).toBe(id)
+  })
+
+  test('createRequest is idempotent on id; the same id under another gate is 409', async () => {
+    const id = crypto.randomUUID()
+    const first = await post(captureBody({ id, live: { v: 1 }, shadow: { v: 2 } }))
+    const second = await post(captureBody({ id, live: { v: 1 }, shadow: { v: 2 } }))
+    expect(first.status).toBe(201)
+    expect(second.status).toBe(201)
+    expect(await second.json()).toEqual(await first.json())
+    const other = ((await (await t.call('POST', '/gates', { name: 'other', live_url: 'http://l:4', shadow_url: 'http://s:4' })).json()) as { data: { id: string } }).data.id
+    expect((await post(captureBody({ id }), {}, other)).status).toBe(409)
+  })
+
+  test.each([
+    [(b: Record<string, unknown>) => delete b.method, 'method'],
+    [(b: Record<string, unknown>) => (b.body = '***'), 'body'],
+    [(b: Record<string, unknown>) => (b.created_at = 'yesterday'), 'created_at'],
+    [(b: Record<string, unknown>) => (b.headers = { A: 'not-a-list' }), 'headers'],
+    [(b: Record<string, unknown>) => (b.extra = 1), 'extra'],
+    [(b: Record<string, unknown>) => delete (b.live_response as Record<string, unknown>).latency_ms, 'latency_ms'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'move', path: '/a' }] }), 'op'],
+  ])('an invalid capture is a 400 (%#: %p)', async (mutate, field) => {
+    const body = captureBody()
+    mutate(body)
+    const res = await post(body)
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { detail: string }).detail).toContain(field)
+  })
+
+  test('createRequest for an unknown gate is a 404', async () => {
+    expect((await post(captureBody(), {}, crypto.randomUUID())).status).toBe(404)
+  })
+
+  test('getRequest: 404 for an unknown request or gate, 400 for a bad id', async () => {
+    expect((await t.call('GET', `/gates/${gateId}/requests/${crypto.randomUUID()}`)).status).toBe(404)
+    expect((await t.call('GET', `/gates/${crypto.randomUUID()}/requests/${crypto.randomUUID()}`)).status).toBe(404)
+    expect((await t.call('GET', `/gates/${gateId}/requests/nope`)).status).toBe(400)
+  })
+
+  test('the gate stats count the last 24 hours', async () => {
+    const res = await t.call('GET', `/gates/${gateId}`)
+    const { stats } = ((await res.json()) as { data: { stats: { request_count_24h: number; diff_count_24h: number; diff_rate: number; last_active: string } } }).data
+    expect(stats.request_count_24h).toBeGreaterThan(5)
+    expect(stats.diff_rate).toBeCloseTo(stats.diff_count_24h / stats.request_count_24h, 10)
+    expect(stats.last_active).not.toBeNull()
+  })
+})
+
+describe.each(BACKENDS)('listRequests on %s', (backend) => {
+  let t: TestApi
+  let gateId: string
+  const hour = 3_600_000
+  const base = Date.now()
+  const at = (hoursAgo: number) => new Date(base - hoursAgo * hour).toISOString()
+
+  beforeAll(async () => {
+    t = await startTestApi(backend)
+    const res = await t.call('POST', '/gates', { name: 'list', live_url: 'http://live:9', shadow_url: 'http://shadow:9' })
+    gateId = ((await res.json()) as { data: { id: string } }).data.id
+    const rows = [
+      { method: 'GET', path: '/api/users/1', created_at: at(5), live: { a: 1 } },
+      { method: 'GET', path: '/api/users/2', created_at: at(4), live: { a: 1 }, shadow: { a: 2 } },
+      { method: 'POST', path: '/api/orders', created_at: at(3), live: { a: 1 } },
+      { method: 'DELETE', path: '/api/orders/7', created_at: at(2), live: { a: 1 }, shadow: { b: 1 } },
+      { method: 'GET', path: '/health_check%', created_at: at(1), live: { a: 1 } },
+    ]
+    for (const row of rows) expect((await t.call('POST', `/gates/${gateId}/requests`, captureBody(row))).status).toBe(201)
+  })
+  afterAll(async () => {
+    await t.stop()
+  })
+
+  const paths = async (query: string) => {
+    const res = await t.call('GET', `/gates/${gateId}/requests${query}`)
+    expect(res.status).toBe(200)
+    return ((await res.json()) as { data: Summary[] }).data.map((r) => r.path)
+  }
+
+  test.each([
+    ['', ['/health_check%', '/api/orders/7', '/api/orders', '/api/users/2', '/api/users/1']],
+    ['?order=asc', ['/api/users/1', '/api/users/2', '/api/orders', '/api/orders/7', '/health_check%']],
+    ['?method=POST,DELETE', ['/api/orders/7', '/api/orders']],
+    ['?method=get', ['/health_check%', '/api/users/2', '/api/users/1']],
+    ['?path=orders', ['/api/orders/7', '/api/orders']],
+    ['?path=/api/*/7', ['/api/orders/7']],
+    ['?path=ORDERS', []],
+    ['?path=check%25', ['/health_check%']],
+    ['?path=_', ['/health_check%']],
+    ['?has_diff=true', ['/api/orders/7', '/api/users/2']],
+    ['?has_diff=false', ['/health_check%', '/api/orders', '/api/users/1']],
+    [`?from=${encodeURIComponent(at(3.5))}&to=${encodeURIComponent(at(1.5))}`, ['/api/orders/7', '/api/orders']],
+    ['?sort=path&order=asc', ['/api/orders', '/api/orders/7', '/api/users/1', '/api/users/2', '/health_check%']],
+    ['?sort=method&order=asc&limit=1', ['/api/orders/7']],
+    ['?sort=method&order=desc&limit=1', ['/api/orders']],
+  ])('filters and sorts: %s', async (query, expected) => {
+    expect(await paths(query)).toEqual(expected)
+  })
+
+  test('from and to are inclusive', async () => {
+    expect(await paths(`?from=${encodeURIComponent(at(2))}&to=${encodeURIComponent(at(2))}`)).toEqual(['/api/orders/7'])
+  })
+
+  test('pagination totals follow the filters', async () => {
+    const res = await t.call('GET', `/gates/${gateId}/requests?has_diff=false&limit=2&offset=1`)
+    const page = (await res.json()) as { data: Summary[]; pagination: unknown }
+    expect(page.data).toHaveLength(2)
+    expect(page.pagination).toEqual({ limit: 2, offset: 1, total: 3, has_more: false })
+  })
+
+  test.each(['?limit=0', '?limit=101', '?offset=-1', '?from=yesterday', '?has_diff=maybe', '?sort=status', '?order=sideways'])(
+    '%s is a 400',
+    async (query) => {
+      const res = await t.call('GET', `/gates/${gateId}/requests${query}`)
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as { type: string }).type).toBe('/errors/invalid-parameter')
+    },
+  )
+
+  test('an unknown gate is a 404; a bad gate id is a 400', async () => {
+    expect((await t.call('GET', `/gates/${crypto.randomUUID()}/requests`)).status).toBe(404)
+    expect((await t.call('GET', '/gates/xyz/requests')).status).toBe(400)
+  })
+
+  test('deleting the gate deletes its requests', async () => {
+    const res = await t.call('POST', '/gates', { name: 'gone', live_url: 'http://g:1', shadow_url: 'http://g:2' })
+    const gone = ((await res.json()) as { data: { id: string } }).data.id
+    const { data } = (await (await t.call('POST', `/gates/${gone}/requests`, captureBody())).json()) as { data: Summary }
+    expect((await t.call('DELETE', `/gates/${gone}`)).status).toBe(204)
+    // The id is free again: a new capture under another gate with it is not a conflict.
+    expect((await t.call('POST', `/gates/${gateId}/requests`, captureBody({ id: data.id }))).status).toBe(201)
+  })
+})

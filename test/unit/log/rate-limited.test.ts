@@ -1,0 +1,88 @@
+import { describe, expect, test } from 'bun:test'
+import { createLogger, rateLimited, type LogLevel } from '../../../src/log/index.ts'
+
+function setup(level: LogLevel = 'info') {
+  let now = 0
+  const records: Array<Record<string, unknown>> = []
+  const logger = createLogger({
+    level,
+    format: 'json',
+    write: (line) => records.push(JSON.parse(line)),
+    now: () => new Date(0),
+  })
+  const limited = rateLimited(logger, 1000, { now: () => now })
+  return { limited, records, advance: (ms: number) => (now += ms) }
+}
+
+describe('rateLimited', () => {
+  test('writes the first record, then one per interval with the suppressed count', () => {
+    const { limited, records, advance } = setup()
+    for (let i = 0; i < 123; i++) limited.warn('comparison dropped: callbacks full', { limit: 200 })
+    advance(1000)
+    limited.warn('comparison dropped: callbacks full', { limit: 200 })
+    expect(
+      records.map(({ level, msg, limit, suppressed }) => ({ level, msg, limit, suppressed })),
+    ).toEqual([
+      {
+        level: 'WARN',
+        msg: 'comparison dropped: callbacks full',
+        limit: 200,
+        suppressed: undefined,
+      },
+      { level: 'WARN', msg: 'comparison dropped: callbacks full', limit: 200, suppressed: 122 },
+    ])
+  })
+
+  test('throttles per key, the message by default', () => {
+    const { limited, records } = setup()
+    limited.warn('breaker open')
+    limited.warn('callbacks full')
+    limited.warn('breaker open')
+    limited.error('report failed', { gate: 'a' }, 'report:a')
+    limited.error('report failed', { gate: 'b' }, 'report:b')
+    limited.error('report failed', { gate: 'a' }, 'report:a')
+    expect(records.map((r) => [r.msg, r.gate])).toEqual([
+      ['breaker open', undefined],
+      ['callbacks full', undefined],
+      ['report failed', 'a'],
+      ['report failed', 'b'],
+    ])
+  })
+
+  test('flush writes the tail of a flood with its count', () => {
+    const { limited, records } = setup()
+    limited.warn('breaker open', { state: 'open' })
+    limited.warn('breaker open', { state: 'open' })
+    limited.warn('breaker open', { state: 'open' })
+    limited.flush()
+    limited.flush()
+    expect(records.slice(1)).toEqual([
+      {
+        time: new Date(0).toISOString(),
+        level: 'WARN',
+        msg: 'breaker open',
+        state: 'open',
+        suppressed: 2,
+      },
+    ])
+  })
+
+  test('records below the level neither write nor count', () => {
+    const { limited, records, advance } = setup('warn')
+    limited.info('noise')
+    limited.info('noise')
+    advance(1000)
+    limited.flush()
+    expect(records).toEqual([])
+  })
+
+  test('offers every level', () => {
+    const { limited, records } = setup('debug')
+    limited.debug('d')
+    limited.info('i')
+    limited.warn('w')
+    limited.error('e')
+    limited.log('warn', 'l')
+    expect(records.map((r) => r.level)).toEqual(['DEBUG', 'INFO', 'WARN', 'ERROR', 'WARN'])
+  })
+})
