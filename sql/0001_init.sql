@@ -1,4 +1,6 @@
--- Initial schema. See docs/storage.md for the reasoning behind each table.
+-- Initial schema: gates, captured requests (summary + payload), and the
+-- rollups that make 24 h statistics and list totals cheap. The reasoning,
+-- the measurements and what stays slow are in docs/storage.md.
 
 -- Text columns that are sorted or compared use the "C" collation so that
 -- PostgreSQL and PGlite order them identically (byte order), whatever the
@@ -11,7 +13,7 @@ CREATE TABLE gates (
   shadow_url      text        COLLATE "C" NOT NULL,
   diff_config     jsonb       NOT NULL DEFAULT
     '{"ignored_fields": [], "included_fields": [], "float_tolerance": 0, "sort_arrays": false}',
-  redacted_fields text[]      NOT NULL DEFAULT '{}',
+  redacted_fields jsonb       NOT NULL DEFAULT '[]',
   -- Go duration as given by the user; '' = the global retention floor.
   retention       text        NOT NULL DEFAULT '',
   created_at      timestamptz NOT NULL DEFAULT now()
@@ -63,27 +65,32 @@ CREATE TABLE request_payloads (
   diff               jsonb       NOT NULL
 );
 
--- Per gate, per minute of created_at, per method: how many stored requests
--- and how many of them have a diff. Sum over shards = exact count of the
--- stored rows of that minute. Ingest writes shard 1..64 (by backend pid) so
--- that concurrent inserts do not queue on one hot row; maintenance (cleanup,
--- compaction) writes shard 0 only.
+-- The rollup bucket of a timestamp: the start of its minute. date_bin from a
+-- fixed origin does not depend on the session's time zone (date_trunc on a
+-- timestamptz would). Infinity stays infinity.
+CREATE FUNCTION request_bucket(ts timestamptz) RETURNS timestamptz
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  AS $$ SELECT date_bin('1 minute', ts, timestamptz '2000-01-01 00:00:00+00') $$;
+
+-- Rollups: per gate, per minute of created_at (request_bucket), per method:
+-- how many requests are stored and how many of them have a diff. Maintained
+-- in the same statement as every insert and every delete of requests, so at
+-- any time request_count = count(*) of the stored requests of that
+-- gate/minute/method. 24 h stats and filtered list totals read these instead
+-- of counting rows. fillfactor leaves room for HOT updates of hot rows.
 CREATE TABLE request_rollups (
   gate_id       uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
   bucket        timestamptz NOT NULL,
   method        text        COLLATE "C" NOT NULL,
-  shard         smallint    NOT NULL,
   request_count bigint      NOT NULL,
   diff_count    bigint      NOT NULL,
-  PRIMARY KEY (gate_id, bucket, method, shard)
+  PRIMARY KEY (gate_id, bucket, method)
 ) WITH (fillfactor = 70);
 
--- Per gate: stored request count (sum over shards) and the time of the most
--- recent capture ever received (max over shards). Same sharding as above.
+-- Per gate: the number of stored requests (the unfiltered list total) and
+-- the created_at of the most recent capture ever received.
 CREATE TABLE gate_counters (
-  gate_id       uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
-  shard         smallint    NOT NULL,
+  gate_id       uuid        PRIMARY KEY REFERENCES gates (id) ON DELETE CASCADE,
   request_count bigint      NOT NULL,
-  last_active   timestamptz,
-  PRIMARY KEY (gate_id, shard)
+  last_active   timestamptz
 ) WITH (fillfactor = 50);

@@ -101,3 +101,25 @@ export const httpUrlField = type('string').pipe((text, ctx) => {
   }
   return ctx.error('an http:// or https:// URL')
 })
+
+/** A duration of 0 or more; `0` typically means "no limit" (SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT). */
+export const nonNegativeDurationField = type('string').pipe((text, ctx) => {
+  const ms = parseDuration(text)
+  if (ms === undefined) return ctx.error(DURATION_RULE.replace(/^must be /, ''))
+  return ms >= 0 ? ms : ctx.error('a duration of 0 or more')
+})
+
+/** A finite number of at least `min`, with no upper bound (a float tolerance). */
+export function minimumNumberField(min: number) {
+  return type('string').pipe((text, ctx) => {
+    const n = text.trim() === '' ? NaN : Number(text)
+    return Number.isFinite(n) && n >= min ? n : ctx.error(`a number of at least ${min}`)
+  })
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A UUID in its canonical 8-4-4-4-12 form, returned lower-cased. */
+export const uuidField = type('string').pipe((text, ctx) =>
+  UUID.test(text.trim()) ? text.trim().toLowerCase() : ctx.error('a UUID such as 0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'),
+)

@@ -1,8 +1,7 @@
-import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { pairGap } from './gap-pairing.ts'
 import { longestCommonSubsequence } from './myers.ts'
 import { SKIPPED, type ComparedNode, type FilterStep } from './path-filter.ts'
-import { signature, type SignatureOptions } from './signature.ts'
+import { hashWholeString, signature, type SignatureOptions } from './signature.ts'
 
 /**
  * In-order alignment of the differing middle of two arrays (DESIGN.md "Diff
@@ -51,10 +50,13 @@ export function alignMiddle(
   let signaturesA = signatures(a, start, endA, options, node, depth, SHALLOW_LEVELS)
   let signaturesB = signatures(b, start, endB, options, node, depth, SHALLOW_LEVELS)
   if (lookAlikes(signaturesA) + lookAlikes(signaturesB) > (lengthA + lengthB) / 8) {
-    signaturesA = signatures(a, start, endA, options, node, depth, MAX_COMPARE_DEPTH)
-    signaturesB = signatures(b, start, endB, options, node, depth, MAX_COMPARE_DEPTH)
+    signaturesA = signatures(a, start, endA, options, node, depth, DEEP_LEVELS)
+    signaturesB = signatures(b, start, endB, options, node, depth, DEEP_LEVELS)
   }
-  const maxEdits = Math.min(MAX_EDITS, Math.max(64, Math.floor(ALIGNMENT_BUDGET / (lengthA + lengthB))))
+  const maxEdits = Math.min(
+    MAX_EDITS,
+    Math.max(64, Math.floor(ALIGNMENT_BUDGET / (lengthA + lengthB))),
+  )
   const common = longestCommonSubsequence(signaturesA, signaturesB, maxEdits)
   // Too different to align within budget: one gap, paired by position.
   if (common === undefined) {
@@ -75,6 +77,12 @@ export function alignMiddle(
 
 /** Container levels read for the first signatures: an element's own members. */
 const SHALLOW_LEVELS = 1
+/**
+ * Levels read when the first signatures are not enough. Bounded so that
+ * nested arrays of look-alikes cannot make every level re-read everything
+ * below it.
+ */
+const DEEP_LEVELS = 8
 
 /** How many signatures repeat an earlier one. */
 function lookAlikes(signatures: Int32Array): number {
@@ -99,11 +107,15 @@ function signatures(
   for (let i = start; i < end; i++) {
     let child: FilterStep = undefined
     if (filter !== undefined) {
-      child = filter.child(node!, String(i))
+      child = filter.childIndex(node!, i)
       // Ignored elements all look alike; they align with anything.
       if (child === SKIPPED) continue
     }
-    out[i - start] = signature(values[i], options, child, depth + 1, levels)
+    const value = values[i]
+    out[i - start] =
+      typeof value === 'string'
+        ? hashWholeString(value)
+        : signature(value, options, child, depth + 1, levels)
   }
   return out
 }

@@ -56,7 +56,7 @@ function canonicalize(
   const free = node === undefined || node === SKIPPED || filter === undefined
   if (isArray) {
     const items = value.map((item, i) => {
-      const child = free ? undefined : filter.child(node, String(i))
+      const child = free ? undefined : filter.childIndex(node, i)
       return canonicalize(item, child === SKIPPED ? undefined : child, filter, depth + 1)
     })
     items.sort(compareCanonical)
@@ -71,7 +71,12 @@ function canonicalize(
   const parts: string[] = []
   for (const key of Object.keys(object).sort()) {
     const child = free ? undefined : filter.child(node, key)
-    const canonical = canonicalize(object[key], child === SKIPPED ? undefined : child, filter, depth + 1)
+    const canonical = canonicalize(
+      object[key],
+      child === SKIPPED ? undefined : child,
+      filter,
+      depth + 1,
+    )
     setOwn(out, key, canonical.value)
     if (child !== SKIPPED) parts.push(JSON.stringify(key) + ':' + canonical.text)
   }

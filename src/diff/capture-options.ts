@@ -17,7 +17,7 @@ export interface CaptureOptions {
   maxBodyBytes?: number
 }
 
-/** Decoded output is never allowed past this, whatever maxBodyBytes says (a decompression bomb guard). */
+/** Decoded output never goes past this, whatever maxBodyBytes says: a decompression bomb guard. */
 export const MAX_DECODED_BYTES = 64 * 1024 * 1024
 
 /**
@@ -36,7 +36,8 @@ export class CompiledCaptureOptions {
     // Redacted fields are also excluded from diff computation (SPEC.md
     // "Field redaction" rule 2).
     this.diff = new CompiledDiffConfig(options.diff, this.redaction.fields)
-    const maxBodyBytes = options.maxBodyBytes !== undefined && options.maxBodyBytes > 0 ? options.maxBodyBytes : 0
+    const maxBodyBytes =
+      options.maxBodyBytes !== undefined && options.maxBodyBytes > 0 ? options.maxBodyBytes : 0
     this.limits = Object.freeze({
       maxBodyBytes,
       maxDecodedBytes: Math.max(maxBodyBytes, MAX_DECODED_BYTES),
@@ -50,6 +51,8 @@ export function compileCaptureOptions(options: CaptureOptions): CompiledCaptureO
   return new CompiledCaptureOptions(options)
 }
 
-export function ensureCompiled(options: CaptureOptions | CompiledCaptureOptions): CompiledCaptureOptions {
+export function ensureCompiled(
+  options: CaptureOptions | CompiledCaptureOptions,
+): CompiledCaptureOptions {
   return options instanceof CompiledCaptureOptions ? options : new CompiledCaptureOptions(options)
 }

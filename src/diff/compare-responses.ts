@@ -47,8 +47,14 @@ export function compareCaptured(
   const failure = upstreamFailure(live, shadow)
   if (failure !== undefined) return { kind: 'error', cause: failure }
 
-  const liveDoc: Record<string, unknown> = { status: live.status, headers: comparedHeaders(live.headers) }
-  const shadowDoc: Record<string, unknown> = { status: shadow.status, headers: comparedHeaders(shadow.headers) }
+  const liveDoc: Record<string, unknown> = {
+    status: live.status,
+    headers: comparedHeaders(live.headers),
+  }
+  const shadowDoc: Record<string, unknown> = {
+    status: shadow.status,
+    headers: comparedHeaders(shadow.headers),
+  }
   const filter = compiled.diff.filter
   const bodyCompared = filter === undefined || filter.child(filter.root, 'body') !== SKIPPED
   let bodyOp: PatchOp | undefined
@@ -57,7 +63,11 @@ export function compareCaptured(
       // Not diffed (issue 2: "a body above the configured max is not
       // diffed"); still reported when the bytes differ.
       if (!bytesEqual(liveBody.raw, shadowBody.raw)) {
-        bodyOp = { op: 'replace', path: '/body', value: notDiffedMarker(liveBody, shadowBody, compiled) }
+        bodyOp = {
+          op: 'replace',
+          path: '/body',
+          value: notDiffedMarker(liveBody, shadowBody, compiled),
+        }
       }
     } else {
       const liveBytes = liveBody.decoded() ?? liveBody.raw
@@ -85,7 +95,7 @@ export function compareCaptured(
   return comparisonOf(ops)
 }
 
-/** Status 0 marks an upstream that failed; its body is the error text (DESIGN.md "Diff semantics"). */
+/** Status 0 marks a failed upstream; its body is the error text (DESIGN.md "Diff semantics"). */
 function upstreamFailure(live: CapturedResponse, shadow: CapturedResponse): string | undefined {
   const parts: string[] = []
   if (live.status === 0) parts.push(`live failed: ${errorText(live.body)}`)
@@ -101,7 +111,11 @@ function errorText(body: Uint8Array): string {
   return text.length > MAX_CAUSE_LENGTH ? text.slice(0, MAX_CAUSE_LENGTH) + '…' : text
 }
 
-function notDiffedMarker(live: MessageBody, shadow: MessageBody, compiled: CompiledCaptureOptions): string {
+function notDiffedMarker(
+  live: MessageBody,
+  shadow: MessageBody,
+  compiled: CompiledCaptureOptions,
+): string {
   return (
     `[body not diffed: live ${live.raw.byteLength} bytes, shadow ${shadow.raw.byteLength} bytes, ` +
     `limit ${compiled.limits.maxBodyBytes} bytes]`

@@ -8,11 +8,13 @@ import type { PatchOp } from './patch-op.ts'
  *   be compared; `has_diff` is true for it (DESIGN.md "Diff semantics").
  */
 export type Comparison =
-  | { kind: 'match' }
-  | { kind: 'diff'; ops: PatchOp[] }
-  | { kind: 'error'; cause: string }
+  { kind: 'match' } | { kind: 'diff'; ops: PatchOp[] } | { kind: 'error'; cause: string }
 
-export const COMPARISON_KINDS = ['match', 'diff', 'error'] as const satisfies readonly Comparison['kind'][]
+export const COMPARISON_KINDS = [
+  'match',
+  'diff',
+  'error',
+] as const satisfies readonly Comparison['kind'][]
 
 const MATCH: Comparison = Object.freeze({ kind: 'match' })
 

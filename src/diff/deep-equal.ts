@@ -25,7 +25,11 @@ export function deepEqual(a: unknown, b: unknown, depth = 0): boolean {
   return objectsEqual(a as Record<string, unknown>, b as Record<string, unknown>, depth)
 }
 
-function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>, depth: number): boolean {
+function objectsEqual(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  depth: number,
+): boolean {
   let count = 0
   for (const key in a) {
     const y = b[key]
@@ -67,4 +71,56 @@ export function iterativeEqual(a: unknown, b: unknown): boolean {
     if (count !== 0) return false
   }
   return true
+}
+
+let budget = 0
+
+/**
+ * deepEqual that gives up after visiting `nodes` nodes: true or false when
+ * it could tell, undefined when the values are too large to tell cheaply.
+ * The array trimming uses it, so that an element which differs deep inside
+ * is not walked in full once per level on the way down to the difference
+ * (a chain of one-element arrays would otherwise cost depth × size).
+ */
+export function equalWithin(
+  a: unknown,
+  b: unknown,
+  depth: number,
+  nodes: number,
+): boolean | undefined {
+  budget = nodes
+  const equal = boundedEqual(a, b, depth)
+  return budget < 0 ? undefined : equal
+}
+
+function boundedEqual(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (--budget < 0 || depth >= MAX_COMPARE_DEPTH) {
+    budget = -1
+    return false
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i]
+      const y = b[i]
+      if (x !== y && !boundedEqual(x, y, depth + 1)) return false
+    }
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  let count = 0
+  for (const key in x) {
+    const value = y[key]
+    if (value === undefined || (key === '__proto__' && !Object.hasOwn(y, key))) return false
+    const own = x[key]
+    if (own !== value && !boundedEqual(own, value, depth + 1)) return false
+    budget--
+    count++
+  }
+  for (const _ in y) count--
+  return count === 0
 }

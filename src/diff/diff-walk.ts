@@ -1,5 +1,5 @@
 import { alignMiddle, STEP_ADD, STEP_PAIR, STEP_REMOVE } from './array-align.ts'
-import { deepEqual } from './deep-equal.ts'
+import { equalWithin } from './deep-equal.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { jsonText } from './json-text.ts'
 import type { PatchOp } from './patch-op.ts'
@@ -15,6 +15,9 @@ export interface WalkOptions {
 }
 
 type Json = Record<string, unknown>
+
+/** Nodes one trimming equality test may visit (deep-equal.ts, equalWithin). */
+const TRIM_BUDGET = 4096
 
 /**
  * One comparison of two JSON values, emitting RFC 6902 operations in the
@@ -65,9 +68,7 @@ export class DiffWalk {
       const y = b[key]
       // Same test as hasOwnMember, inlined on the hottest loop.
       const inB =
-        y !== undefined &&
-        typeof y !== 'function' &&
-        (key !== '__proto__' || Object.hasOwn(b, key))
+        y !== undefined && typeof y !== 'function' && (key !== '__proto__' || Object.hasOwn(b, key))
       if (inB) shared++
       let child: FilterStep = undefined
       if (filter !== undefined) {
@@ -88,7 +89,11 @@ export class DiffWalk {
     if (countB === shared) return
     for (const key in b) {
       const x = a[key]
-      if (x !== undefined && typeof x !== 'function' && (key !== '__proto__' || Object.hasOwn(a, key))) {
+      if (
+        x !== undefined &&
+        typeof x !== 'function' &&
+        (key !== '__proto__' || Object.hasOwn(a, key))
+      ) {
         continue
       }
       let child: FilterStep = undefined
@@ -111,11 +116,13 @@ export class DiffWalk {
     const lengthA = a.length
     const lengthB = b.length
     const shorter = lengthA < lengthB ? lengthA : lengthB
+    // Trim equal ends. An element too large to tell cheaply stops the
+    // trimming; the alignment then pairs it and the pair's walk decides.
     let start = 0
     while (start < shorter) {
       const x = a[start]
       const y = b[start]
-      if (x !== y && !deepEqual(x, y, depth + 1)) break
+      if (x !== y && equalWithin(x, y, depth + 1, TRIM_BUDGET) !== true) break
       start++
     }
     let endA = lengthA
@@ -123,7 +130,7 @@ export class DiffWalk {
     while (endA > start && endB > start) {
       const x = a[endA - 1]
       const y = b[endB - 1]
-      if (x !== y && !deepEqual(x, y, depth + 1)) break
+      if (x !== y && equalWithin(x, y, depth + 1, TRIM_BUDGET) !== true) break
       endA--
       endB--
     }
@@ -135,7 +142,7 @@ export class DiffWalk {
     for (let s = 0; s < steps.length; s += 3) {
       keys[depth] = position
       let child: FilterStep = undefined
-      if (filter !== undefined) child = filter.child(node!, String(position))
+      if (filter !== undefined) child = filter.childIndex(node!, position)
       switch (steps[s]) {
         case STEP_PAIR:
           if (child !== SKIPPED) this.compare(a[steps[s + 1]!], b[steps[s + 2]!], depth + 1, child)

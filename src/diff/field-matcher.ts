@@ -61,6 +61,34 @@ export class FieldMatcher {
     return result
   }
 
+  /**
+   * The state after descending into array index `index`. Most states treat
+   * every index alike (their segments are `*`, `#`, `**` or non-numeric
+   * keys): for those one cached transition serves all indices, without
+   * building a key string per element.
+   */
+  stepIndex(state: MatchState, index: number): MatchState {
+    if (state.positions.length === 0) return state
+    if (!this.isIndexBlind(state)) return this.step(state, String(index))
+    state.anyIndex ??= this.step(state, '0')
+    return state.anyIndex
+  }
+
+  /** Whether every array index steps from `state` to the same state. */
+  isIndexBlind(state: MatchState): boolean {
+    state.indexBlind ??= this._indexBlind(state)
+    return state.indexBlind
+  }
+
+  private _indexBlind(state: MatchState): boolean {
+    for (const position of state.positions) {
+      const segment = this._segments[position]
+      if (segment === undefined || segment.kind === 'any' || segment.kind === 'globstar') continue
+      if (segment.kind === 'glob' || /^\d+$/.test(segment.text)) return false
+    }
+    return true
+  }
+
   /** Follows `**` positions that may match zero segments, then sorts and dedupes. */
   private _closure(positions: number[]): number[] {
     const seen = new Set<number>()
@@ -92,6 +120,10 @@ const MAX_CACHED_TRANSITIONS = 256
 export class MatchState {
   readonly next = new Map<string, MatchState>()
   readonly nextCaseless = new Map<string, MatchState>()
+  /** Whether every array index leads to the same state (see FieldMatcher.stepIndex). */
+  indexBlind: boolean | undefined
+  /** That state, once computed. */
+  anyIndex: MatchState | undefined
   constructor(
     /** Unique within its matcher, for interning combined states. */
     readonly id: number,

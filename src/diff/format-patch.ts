@@ -19,7 +19,8 @@ export function formatPatch(ops: readonly PatchOp[]): string {
   const shown = Math.min(ops.length, MAX_OPS_SHOWN)
   for (let i = 0; i < shown; i++) {
     const op = ops[i]!
-    const text = op.op === 'remove' ? `remove ${op.path}` : `${op.op} ${op.path}=${preview(op.value)}`
+    const text =
+      op.op === 'remove' ? `remove ${op.path}` : `${op.op} ${op.path}=${preview(op.value)}`
     if (length + text.length > MAX_TEXT_LENGTH) {
       parts.push(`… and ${ops.length - i} more`)
       return parts.join('; ')
@@ -35,7 +36,9 @@ export function formatPatch(ops: readonly PatchOp[]): string {
 function preview(value: unknown): string {
   const out = { text: '' }
   write(value, out, 0)
-  return out.text.length > MAX_VALUE_LENGTH ? out.text.slice(0, MAX_VALUE_LENGTH - 1) + '…' : out.text
+  return out.text.length > MAX_VALUE_LENGTH
+    ? out.text.slice(0, MAX_VALUE_LENGTH - 1) + '…'
+    : out.text
 }
 
 /** Appends JSON until the preview is long enough; depth-bounded (operation values are). */
@@ -43,7 +46,9 @@ function write(value: unknown, out: { text: string }, depth: number): void {
   if (out.text.length > MAX_VALUE_LENGTH) return
   if (typeof value === 'string') {
     // Only the start of a long string can be shown: do not escape all of it.
-    out.text += JSON.stringify(value.length > MAX_VALUE_LENGTH ? value.slice(0, MAX_VALUE_LENGTH) : value)
+    out.text += JSON.stringify(
+      value.length > MAX_VALUE_LENGTH ? value.slice(0, MAX_VALUE_LENGTH) : value,
+    )
     return
   }
   if (typeof value !== 'object' || value === null) {

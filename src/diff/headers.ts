@@ -53,7 +53,9 @@ export function canonicalHeaderName(name: string): string {
   if (known !== undefined) return known
   let out = name
   if (/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
-    out = name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
+    out = name
+      .toLowerCase()
+      .replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
   }
   if (canonicalCache.size < MAX_CACHED_NAMES) canonicalCache.set(name, out)
   return out

@@ -1,5 +1,7 @@
 import { charsetOf, decodeContent, decodeText, lossyText } from './body-decoding.ts'
 import type { HeaderMap } from './capture.ts'
+import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
+import { bytesNestDeeperThan, DEPTH_SCAN_FROM_BYTES, textNestsDeeperThan } from './depth-scan.ts'
 import { headerValues } from './headers.ts'
 
 /** Marks a body that is not JSON (not text, or text that does not parse). */
@@ -24,11 +26,19 @@ export class MessageBody {
   private _decodeTooLarge = false
   private _text: string | null | undefined
   private _json: unknown = UNREAD
+  private _tooDeep: boolean | undefined
 
+  /**
+   * @param forRedaction the body may have to be redacted: decode it up to
+   *   the hard cap even past maxBodyBytes, since a secret must not survive
+   *   just because the body was large. Otherwise decoding stops at
+   *   maxBodyBytes, past which the body is not diffed anyway.
+   */
   constructor(
     readonly raw: Uint8Array,
     readonly headers: HeaderMap,
     private readonly _limits: BodyLimits,
+    private readonly _forRedaction = false,
   ) {}
 
   /** Above maxBodyBytes, raw or decoded: compared by bytes only, never diffed. */
@@ -46,7 +56,9 @@ export class MessageBody {
       const result = decodeContent(
         this.raw,
         headerValues(this.headers, 'content-encoding'),
-        this._limits.maxDecodedBytes,
+        this._forRedaction || this._limits.maxBodyBytes === 0
+          ? this._limits.maxDecodedBytes
+          : this._limits.maxBodyBytes + 1,
       )
       this._decoded = result.ok ? result.bytes : null
       this._decodeTooLarge = !result.ok && result.tooLarge
@@ -69,12 +81,16 @@ export class MessageBody {
     return this._text ?? undefined
   }
 
-  /** The parsed JSON value, or NOT_JSON. Parsed once; redaction edits this value in place. */
+  /**
+   * The parsed JSON value, or NOT_JSON. Parsed once; redaction edits this
+   * value in place. A large body nested deeper than MAX_COMPARE_DEPTH is
+   * not parsed at all (see depth-scan.ts) and counts as NOT_JSON.
+   */
   json(): unknown {
     if (this._json === UNREAD) {
       const text = this.text()
       this._json = NOT_JSON
-      if (text !== undefined && text.length > 0) {
+      if (text !== undefined && text.length > 0 && !this.tooDeep) {
         try {
           this._json = JSON.parse(text)
         } catch {
@@ -83,6 +99,21 @@ export class MessageBody {
       }
     }
     return this._json
+  }
+
+  /** A large body nested past MAX_COMPARE_DEPTH: never parsed, compared as text. */
+  get tooDeep(): boolean {
+    if (this._tooDeep === undefined) {
+      const bytes = this.decoded()
+      this._tooDeep = false
+      if (bytes !== undefined && bytes.byteLength >= DEPTH_SCAN_FROM_BYTES) {
+        const charset = charsetOf(headerValues(this.headers, 'content-type'))
+        this._tooDeep = charset.startsWith('utf-16')
+          ? textNestsDeeperThan(this.text() ?? '', MAX_COMPARE_DEPTH)
+          : bytesNestDeeperThan(bytes, MAX_COMPARE_DEPTH)
+      }
+    }
+    return this._tooDeep
   }
 
   /** Replaces the parsed value (after redaction replaced the whole body). */

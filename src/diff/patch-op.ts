@@ -14,4 +14,8 @@ export interface PatchOp {
 }
 
 /** The three operations, defined once for runtime checks and the type. */
-export const PATCH_OP_KINDS = ['add', 'remove', 'replace'] as const satisfies readonly PatchOp['op'][]
+export const PATCH_OP_KINDS = [
+  'add',
+  'remove',
+  'replace',
+] as const satisfies readonly PatchOp['op'][]

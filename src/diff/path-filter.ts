@@ -16,6 +16,8 @@ import type { FieldPath } from './field-path.ts'
 export class FilterNode {
   /** Transitions already taken from this node, by key. */
   readonly next = new Map<string, FilterStep>()
+  /** Whether every array index leads to the same state (see FieldMatcher.stepIndex). */
+  indexBlind: boolean | undefined
   constructor(
     /** Include-state while partial; undefined once an included path matched. */
     readonly include: MatchState | undefined,
@@ -62,6 +64,15 @@ export class PathFilter {
     const result = this._child(node, key)
     if (node.next.size < MAX_CACHED_TRANSITIONS) node.next.set(key, result)
     return result
+  }
+
+  /** The filter state of array element `index` (see FieldMatcher.stepIndex). */
+  childIndex(node: FilterNode, index: number): FilterStep {
+    node.indexBlind ??=
+      (node.include === undefined || this._include!.isIndexBlind(node.include)) &&
+      (node.ignore === undefined || this._ignore!.isIndexBlind(node.ignore))
+    // Index-blind: every index steps alike, so one cached key serves all.
+    return this.child(node, node.indexBlind ? '0' : String(index))
   }
 
   /** Whether a document path (reference tokens from the root) is compared. */

@@ -24,7 +24,8 @@ export function formatPointer(keys: readonly (string | number)[], length = keys.
 /** Splits a pointer into unescaped reference tokens (RFC 6901 section 4). */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return []
-  if (pointer[0] !== '/') throw new SyntaxError(`a JSON Pointer starts with "/": ${JSON.stringify(pointer)}`)
+  if (pointer[0] !== '/')
+    throw new SyntaxError(`a JSON Pointer starts with "/": ${JSON.stringify(pointer)}`)
   return pointer
     .slice(1)
     .split('/')

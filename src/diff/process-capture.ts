@@ -1,4 +1,8 @@
-import { ensureCompiled, type CaptureOptions, type CompiledCaptureOptions } from './capture-options.ts'
+import {
+  ensureCompiled,
+  type CaptureOptions,
+  type CompiledCaptureOptions,
+} from './capture-options.ts'
 import type { CapturedRequest, CapturedResponse, HeaderMap } from './capture.ts'
 import type { Comparison } from './comparison.ts'
 import { compareCaptured } from './compare-responses.ts'
@@ -28,8 +32,10 @@ export interface ProcessedCapture extends CaptureInput {
  * changed it; then it is the redacted JSON as UTF-8 text, no longer
  * content-coded, and the stored headers lose Content-Encoding and
  * Content-Length and say `charset=utf-8`. A non-JSON body is stored as it
- * is, unless a redacted path names the whole body. A failed upstream
- * (status 0) keeps its error text.
+ * is, unless a redacted path names the whole body; a body too deeply
+ * nested to parse safely (message-body.ts) is stored as `[REDACTED]` when
+ * body fields are redacted. A failed upstream (status 0) keeps its error
+ * text.
  */
 export function processCapture(
   input: CaptureInput,
@@ -37,13 +43,34 @@ export function processCapture(
 ): ProcessedCapture {
   const compiled = ensureCompiled(options)
   const redaction = compiled.redaction
-  const requestBody = new MessageBody(input.request.body, input.request.headers, compiled.limits)
-  const liveBody = new MessageBody(input.live.body, input.live.headers, compiled.limits)
-  const shadowBody = new MessageBody(input.shadow.body, input.shadow.headers, compiled.limits)
+  const forRedaction = redaction.redactsBody
+  const requestBody = new MessageBody(
+    input.request.body,
+    input.request.headers,
+    compiled.limits,
+    forRedaction,
+  )
+  const liveBody = new MessageBody(
+    input.live.body,
+    input.live.headers,
+    compiled.limits,
+    forRedaction,
+  )
+  const shadowBody = new MessageBody(
+    input.shadow.body,
+    input.shadow.headers,
+    compiled.limits,
+    forRedaction,
+  )
   const request = redactMessage(input.request, requestBody, redaction)
-  const live = input.live.status === 0 ? redactHeadersOnly(input.live, redaction) : redactMessage(input.live, liveBody, redaction)
+  const live =
+    input.live.status === 0
+      ? redactHeadersOnly(input.live, redaction)
+      : redactMessage(input.live, liveBody, redaction)
   const shadow =
-    input.shadow.status === 0 ? redactHeadersOnly(input.shadow, redaction) : redactMessage(input.shadow, shadowBody, redaction)
+    input.shadow.status === 0
+      ? redactHeadersOnly(input.shadow, redaction)
+      : redactMessage(input.shadow, shadowBody, redaction)
   // Compared on the already parsed (and redacted) bodies with the headers
   // as received: a stored copy whose body was re-written has lost its
   // Content-Encoding, which must not show up as a difference. Redacted
@@ -72,8 +99,12 @@ function redactMessage<T extends { headers: HeaderMap; body: Uint8Array }>(
   const parsed = body.json()
   if (parsed === NOT_JSON) {
     // Non-JSON bodies are stored as they are (DESIGN.md "Redaction"),
-    // unless the whole body is a redacted field.
-    if (!redaction.redactsWholeBody) return headers === message.headers ? message : { ...message, headers }
+    // unless the whole body is a redacted field, or it is JSON too deep to
+    // parse safely: its fields cannot be redacted one by one, so none of it
+    // is stored (fail closed: secrets never survive).
+    if (!redaction.redactsWholeBody && !body.tooDeep) {
+      return headers === message.headers ? message : { ...message, headers }
+    }
     return { ...message, headers: rewrittenHeaders(headers), body: REDACTED_BYTES }
   }
   const { value, changed } = redaction.json(parsed)

@@ -1,6 +1,7 @@
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { jsonText } from './json-text.ts'
 import { SKIPPED, type FilterStep, type PathFilter } from './path-filter.ts'
+import { nestsDeeperThan } from './nesting.ts'
 import { setOwn } from './own-property.ts'
 
 /**
@@ -26,7 +27,7 @@ export function hasContent(
   if (typeof value !== 'object' || value === null || depth >= MAX_COMPARE_DEPTH) return false
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      if (hasContent(value[i], filter!.child(node, String(i)), filter, depth + 1)) return true
+      if (hasContent(value[i], filter!.childIndex(node, i), filter, depth + 1)) return true
     }
     return false
   }
@@ -50,13 +51,14 @@ export function prune(
   depth: number,
 ): unknown {
   if (typeof value !== 'object' || value === null) return value
-  if (node === undefined || node === SKIPPED || filter === undefined) return boundDepth(value, depth)
+  if (node === undefined || node === SKIPPED || filter === undefined)
+    return boundDepth(value, depth)
   if (depth >= MAX_COMPARE_DEPTH) return jsonText(value, true)
   const n = node
   if (Array.isArray(value)) {
     const out: unknown[] = []
     for (let i = 0; i < value.length; i++) {
-      const child = filter.child(n, String(i))
+      const child = filter.childIndex(n, i)
       if (child === SKIPPED || !hasContent(value[i], child, filter, depth + 1)) continue
       out.push(prune(value[i], child, filter, depth + 1))
     }
@@ -90,23 +92,4 @@ function cutAt(value: unknown, depth: number): unknown {
     setOwn(out, key, cutAt((value as Record<string, unknown>)[key], depth + 1))
   }
   return out
-}
-
-/** Whether containers nest more than `levels` deep inside `value` (recursion bounded by `levels`). */
-function nestsDeeperThan(value: unknown, levels: number): boolean {
-  if (typeof value !== 'object' || value === null) return false
-  if (levels <= 0) return true
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i]
-      if (typeof item === 'object' && item !== null && nestsDeeperThan(item, levels - 1)) return true
-    }
-    return false
-  }
-  const object = value as Record<string, unknown>
-  for (const key in object) {
-    const item = object[key]
-    if (typeof item === 'object' && item !== null && nestsDeeperThan(item, levels - 1)) return true
-  }
-  return false
 }

@@ -1,5 +1,6 @@
 import type { HeaderMap } from './capture.ts'
 import { FieldMatcher, type MatchState } from './field-matcher.ts'
+import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { parseFieldPath } from './field-path.ts'
 import { setOwn } from './own-property.ts'
 
@@ -72,8 +73,9 @@ export class Redaction {
 
   /**
    * Redacts a parsed JSON body in place: each redacted field keeps its key
-   * and gets the string `[REDACTED]`. Iterative, so no nesting depth can
-   * overflow the stack; a secret at any depth is reached. Returns the value
+   * and gets the string `[REDACTED]`. A secret at any depth is reached: the
+   * walk recurses at most MAX_COMPARE_DEPTH levels at a time and queues
+   * anything deeper, so no nesting can overflow the stack. Returns the value
    * (a new one when the whole body is redacted) and whether anything changed.
    */
   json(body: unknown): { value: unknown; changed: boolean } {
@@ -81,42 +83,59 @@ export class Redaction {
     if (!this.redactsBody || typeof body !== 'object' || body === null) {
       return { value: body, changed: false }
     }
-    let changed = false
+    const walk = new RedactionWalk(this._matcher)
+    walk.queue.push(body as Container, this._body)
+    while (walk.queue.length > 0) {
+      const state = walk.queue.pop() as MatchState
+      walk.visit(walk.queue.pop() as Container, state, 0)
+    }
+    return { value: body, changed: walk.changed }
+  }
+}
+
+type Container = Record<string, unknown> | unknown[]
+
+class RedactionWalk {
+  changed = false
+  /** Containers (and their states) past the recursion bound, visited later from depth 0. */
+  readonly queue: Array<Container | MatchState> = []
+  constructor(private readonly _matcher: FieldMatcher) {}
+
+  visit(container: Container, state: MatchState, depth: number): void {
+    if (depth >= MAX_COMPARE_DEPTH) {
+      this.queue.push(container, state)
+      return
+    }
     const matcher = this._matcher
-    const stack: Array<[Record<string, unknown> | unknown[], MatchState]> = [[body as Record<string, unknown>, this._body]]
-    while (stack.length > 0) {
-      const [container, state] = stack.pop()!
-      if (Array.isArray(container)) {
-        for (let i = 0; i < container.length; i++) {
-          const child = matcher.step(state, String(i))
-          if (child.dead) continue
-          const item = container[i]
-          if (child.matched) {
-            if (item !== REDACTED) {
-              container[i] = REDACTED
-              changed = true
-            }
-          } else if (typeof item === 'object' && item !== null) {
-            stack.push([item as Record<string, unknown>, child])
-          }
-        }
-        continue
-      }
-      for (const key of Object.keys(container)) {
-        const child = matcher.step(state, key)
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        const child = matcher.stepIndex(state, i)
         if (child.dead) continue
-        const item = container[key]
+        const item = container[i]
         if (child.matched) {
           if (item !== REDACTED) {
-            setOwn(container, key, REDACTED)
-            changed = true
+            container[i] = REDACTED
+            this.changed = true
           }
         } else if (typeof item === 'object' && item !== null) {
-          stack.push([item as Record<string, unknown>, child])
+          this.visit(item as Container, child, depth + 1)
         }
       }
+      return
     }
-    return { value: body, changed }
+    for (const key in container) {
+      const child = matcher.step(state, key)
+      if (child.dead) continue
+      const item = container[key]
+      if (child.matched) {
+        if (item !== REDACTED) {
+          setOwn(container, key, REDACTED)
+          this.changed = true
+        }
+      } else if (typeof item === 'object' && item !== null) {
+        this.visit(item as Container, child, depth + 1)
+      }
+    }
   }
 }
 

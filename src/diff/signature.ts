@@ -10,10 +10,11 @@ import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './
  *
  * Cheap on purpose, since every element of an unaligned stretch is hashed:
  * only `levels` levels of containers are read (below that a container
- * counts by its kind and length), and strings and keys are sampled. A record's own fields are usually enough to
- * tell it from its neighbours; array-align.ts reads deeper when they are
- * not. With a float tolerance numbers are hashed by tolerance-wide bucket;
- * with a path filter, ignored and not-included members do not count.
+ * counts by its kind and length), and strings and keys are sampled. A
+ * record's own fields usually tell it from its neighbours; array-align.ts
+ * reads deeper when they do not. With a float tolerance numbers are hashed
+ * by tolerance-wide bucket; with a path filter, ignored and not-included
+ * members do not count.
  */
 export interface SignatureOptions {
   /** float_tolerance; 0 hashes numbers exactly. */
@@ -28,7 +29,8 @@ export function signature(
   depth: number,
   levels: number,
 ): number {
-  if (typeof value !== 'object' || value === null) return primitiveSignature(value, options.tolerance)
+  if (typeof value !== 'object' || value === null)
+    return primitiveSignature(value, options.tolerance)
   // Past the bound the subtree is compared as text anyway; its shape is enough.
   if (depth >= MAX_COMPARE_DEPTH) return DEEP_SEED
   const filter = node === undefined ? undefined : options.filter
@@ -38,7 +40,7 @@ export function signature(
     for (let i = 0; i < value.length; i++) {
       let child: FilterStep = undefined
       if (filter !== undefined) {
-        child = filter.child(node!, String(i))
+        child = filter.childIndex(node!, i)
         if (child === SKIPPED) continue
       }
       const item = value[i]
@@ -100,7 +102,12 @@ const DEEP_SEED = 0x68e31da4
 function hashKey(key: string): number {
   const length = key.length
   if (length === 0) return 0
-  return (length << 16) ^ (key.charCodeAt(0) << 8) ^ key.charCodeAt(length - 1) ^ (key.charCodeAt(length >> 1) << 20)
+  return (
+    (length << 16) ^
+    (key.charCodeAt(0) << 8) ^
+    key.charCodeAt(length - 1) ^
+    (key.charCodeAt(length >> 1) << 20)
+  )
 }
 
 /**
@@ -116,6 +123,19 @@ export function hashString(text: string): number {
   h = Math.imul(h ^ text.charCodeAt(0), 0x01000193)
   h = Math.imul(h ^ text.charCodeAt(length >> 1), 0x01000193)
   return Math.imul(h ^ text.charCodeAt(length - 1), 0x01000193)
+}
+
+/**
+ * A string read in full (spread samples past 1024 characters), for strings
+ * that are whole array elements: there nothing else tells them apart, and
+ * timestamps, for one, differ only in the middle.
+ */
+export function hashWholeString(text: string): number {
+  const length = text.length
+  let h = 0x811c9dc5 ^ length
+  const step = length <= 1024 ? 1 : length / 1024
+  for (let i = 0; i < length; i += step) h = Math.imul(h ^ text.charCodeAt(i | 0), 0x01000193)
+  return h
 }
 
 const FLOAT = new Float64Array(1)

@@ -33,6 +33,8 @@ export interface HubServer {
   readonly server: ReturnType<typeof Bun.serve>
   /** e.g. `http://127.0.0.1:8070` */
   readonly url: string
+  /** The build being served (absolute). */
+  readonly distDir: string
   stop(): Promise<void>
 }
 
@@ -64,6 +66,7 @@ export async function startHubServer(config: HubServerConfig, log: HubServerLog 
   return {
     server,
     url,
+    distDir,
     async stop() {
       await server.stop(true)
     },

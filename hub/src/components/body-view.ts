@@ -136,9 +136,9 @@ export class BodyView extends LitElement {
       case 'invalid':
         return html`<div class="box"><span class="empty">${b.message}</span></div>`
       case 'json':
-        return this._withBar(['tree', 'text'], `JSON · ${formatBytes(byteLength(b.text))}`, whole)
+        return this._withBar(['tree', 'text'], `JSON · ${formatBytes(b.size)}`, whole)
       case 'text':
-        return this._withBar(['text', 'hex'], `Text · ${formatBytes(byteLength(b.text))}`, whole)
+        return this._withBar(['text', 'hex'], `Text · ${formatBytes(b.size)}`, whole)
       case 'binary':
         return this._withBar(['hex'], `Binary · ${formatBytes(b.bytes.length)}`, whole)
     }
@@ -208,10 +208,6 @@ function prettyJson(b: { value: unknown; text: string }): string {
     pretty.set(b, out)
   }
   return out
-}
-
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length
 }
 
 declare global {

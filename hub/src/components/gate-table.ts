@@ -26,13 +26,16 @@ export class GateTable extends LitElement {
         font-weight: 600;
         white-space: nowrap;
       }
+      /* URL columns share what the other columns leave, cut with an ellipsis. */
+      td.url-cell {
+        max-width: 0;
+        width: 24%;
+      }
       .url {
-        display: inline-block;
-        max-width: 13.5rem;
+        display: block;
         overflow: hidden;
         text-overflow: ellipsis;
         white-space: nowrap;
-        vertical-align: bottom;
       }
       .busy {
         opacity: 0.6;
@@ -101,8 +104,8 @@ export class GateTable extends LitElement {
   private _row(g: Gate) {
     return html`<tr data-gate-id=${g.id}>
       <td class="name"><a href=${gatePath(g.id)}>${g.name}</a></td>
-      <td class="hide-small"><span class="url mono" title=${g.live_url}>${g.live_url}</span></td>
-      <td class="hide-narrow"><span class="url mono" title=${g.shadow_url}>${g.shadow_url}</span></td>
+      <td class="url-cell hide-small"><span class="url mono" title=${g.live_url}>${g.live_url}</span></td>
+      <td class="url-cell hide-narrow"><span class="url mono" title=${g.shadow_url}>${g.shadow_url}</span></td>
       <td class="num">${formatCount(g.stats.request_count_24h)}</td>
       <td><diff-rate .rate=${g.stats.diff_rate}></diff-rate></td>
       <td class="when hide-narrow">

@@ -3,22 +3,11 @@ import type { TemplateResult } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
 import type { Mark } from '../lib/diff-highlight.ts'
 import { ancestorsOf, childPointer, parsePointer } from '../lib/json-pointer.ts'
+import { CHUNK, FORCED_MAX, STRING_CUT, initialOpen, isContainer, shortLimits } from '../lib/json-tree.ts'
+import type { Container } from '../lib/json-tree.ts'
 import { formatCount } from '../lib/format.ts'
 import { sharedStyles } from '../styles/shared.ts'
 
-/** Children rendered per container before a "show more" row. */
-const CHUNK = 100
-/** Strings longer than this are cut until asked for. */
-const STRING_CUT = 300
-/** Rows opened by default, breadth first, so a 1 MB body opens as a summary. */
-const OPEN_BUDGET = 200
-/** Containers larger than this start collapsed (unless a diff is inside). */
-const AUTO_OPEN_MAX = 50
-const AUTO_OPEN_DEPTH = 3
-/** Marked rows forced past their container's chunk; more would defeat chunking. */
-const FORCED_MAX = 200
-
-type Container = Record<string, unknown> | unknown[]
 
 /**
  * A collapsible JSON tree that stays fast on 1 MB bodies: only open
@@ -209,7 +198,7 @@ export class JsonView extends LitElement {
       this._forced = new Set([...first, ...ancestorsOf(first)])
     }
     if (changed.has('value')) {
-      this._limits = new Map()
+      this._limits = shortLimits(this.value, this.#ancestors)
       this._fullStrings = new Set()
       this._open = initialOpen(this.value, this.#ancestors)
     } else if (changed.has('marks')) {
@@ -381,34 +370,6 @@ const MARK_WORDS: Readonly<Record<Mark, string>> = {
   added: 'added',
   removed: 'removed',
   changed: 'changed',
-}
-
-function isContainer(value: unknown): value is Container {
-  return typeof value === 'object' && value !== null
-}
-
-/**
- * Opens the root, the branches that lead to a diff, and then small
- * containers breadth first until about OPEN_BUDGET rows are showing.
- */
-function initialOpen(value: unknown, ancestors: ReadonlySet<string>): Set<string> {
-  const open = new Set<string>(['', ...ancestors])
-  let budget = OPEN_BUDGET
-  let level: [unknown, string][] = [[value, '']]
-  for (let depth = 0; depth <= AUTO_OPEN_DEPTH && level.length && budget > 0; depth++) {
-    const next: [unknown, string][] = []
-    for (const [v, p] of level) {
-      if (!isContainer(v)) continue
-      const entries = Array.isArray(v) ? v.map((x, i) => [i, x] as const) : Object.entries(v)
-      if (entries.length > AUTO_OPEN_MAX && depth > 0) continue
-      if (depth > 0 && entries.length > budget) continue
-      open.add(p)
-      budget -= Math.min(entries.length, CHUNK)
-      for (const [k, x] of entries.slice(0, CHUNK)) if (isContainer(x)) next.push([x, childPointer(p, k)])
-    }
-    level = next
-  }
-  return open
 }
 
 declare global {

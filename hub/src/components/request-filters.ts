@@ -34,6 +34,10 @@ export class RequestFilters extends LitElement {
         display: block;
       }
       form {
+        display: grid;
+        gap: 12px;
+      }
+      .line {
         display: flex;
         flex-wrap: wrap;
         align-items: flex-end;
@@ -71,10 +75,13 @@ export class RequestFilters extends LitElement {
         border: 1px solid var(--border-strong);
         border-radius: var(--radius);
         background: var(--surface);
-        font-family: var(--mono);
-        font-size: 12px;
+        font-size: 12.5px;
         font-weight: 600;
         color: var(--muted);
+      }
+      .methods .chip span {
+        font-family: var(--mono);
+        font-size: 12px;
       }
       .chip input:checked + span {
         background: var(--accent);
@@ -86,18 +93,8 @@ export class RequestFilters extends LitElement {
         outline-offset: 2px;
       }
       .path input {
-        width: 16rem;
+        width: 15rem;
         font-family: var(--mono);
-      }
-      .times {
-        display: flex;
-        gap: 8px;
-        flex-wrap: wrap;
-      }
-      label.small {
-        font-weight: 400;
-        color: var(--muted);
-        font-size: 12.5px;
       }
       @media (max-width: 720px) {
         .path input {
@@ -129,9 +126,10 @@ export class RequestFilters extends LitElement {
     const q = this.query
     const methods = [...COMMON_METHODS, ...q.method.filter((m) => !(COMMON_METHODS as readonly string[]).includes(m))]
     return html`<form @submit=${(e: Event) => e.preventDefault()} aria-label="Request filters">
+      <div class="line">
       <fieldset>
         <legend>Method</legend>
-        <div class="chips">
+        <div class="chips methods">
           ${methods.map(
             (m) => html`<label class="chip">
               <input type="checkbox" value=${m} .checked=${q.method.includes(m)} @change=${this._onMethod} />
@@ -140,6 +138,19 @@ export class RequestFilters extends LitElement {
           )}
         </div>
       </fieldset>
+      <fieldset>
+        <legend>Diff</legend>
+        <div class="chips">
+          ${HAS_DIFF_CHOICES.map(
+            (c) => html`<label class="chip">
+              <input type="radio" name="has_diff" value=${c} .checked=${c === q.has_diff} @change=${this._onHasDiff} />
+              <span>${HAS_DIFF_LABELS[c]}</span>
+            </label>`,
+          )}
+        </div>
+      </fieldset>
+      </div>
+      <div class="line">
       <div class="field path">
         <label for="path">Path</label>
         <input
@@ -153,28 +164,16 @@ export class RequestFilters extends LitElement {
         />
         <span id="path-hint" class="visually-hidden">Substring, case-sensitive; * stands for any sequence.</span>
       </div>
-      <fieldset>
-        <legend>Captured</legend>
-        <div class="times">
-          <div class="field">
-            <label class="small" for="from">From</label>
-            <input id="from" type="datetime-local" .value=${toDateTimeLocal(q.from)} @change=${this._onFrom} />
-          </div>
-          <div class="field">
-            <label class="small" for="to">To</label>
-            <input id="to" type="datetime-local" .value=${toDateTimeLocal(q.to)} @change=${this._onTo} />
-          </div>
-        </div>
-      </fieldset>
       <div class="field">
-        <label for="has-diff">Diff</label>
-        <select id="has-diff" @change=${this._onHasDiff}>
-          ${HAS_DIFF_CHOICES.map(
-            (c) => html`<option value=${c} ?selected=${c === q.has_diff}>${HAS_DIFF_LABELS[c]}</option>`,
-          )}
-        </select>
+        <label for="from">Captured from</label>
+        <input id="from" type="datetime-local" .value=${toDateTimeLocal(q.from)} @change=${this._onFrom} />
+      </div>
+      <div class="field">
+        <label for="to">Captured to</label>
+        <input id="to" type="datetime-local" .value=${toDateTimeLocal(q.to)} @change=${this._onTo} />
       </div>
       <button type="button" ?disabled=${!hasRequestFilters(q)} @click=${this._onClear}>Clear filters</button>
+      </div>
     </form>`
   }
 
@@ -203,7 +202,7 @@ export class RequestFilters extends LitElement {
   }
 
   private _onHasDiff(event: Event) {
-    this._emit({ has_diff: (event.target as HTMLSelectElement).value as HasDiffChoice })
+    this._emit({ has_diff: (event.target as HTMLInputElement).value as HasDiffChoice })
   }
 
   private _onClear() {

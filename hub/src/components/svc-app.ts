@@ -9,7 +9,7 @@ import { clearSessionKey, readSessionKey, writeSessionKey } from '../lib/key-sto
 import { NAVIGATE_EVENT, interceptLinks, matchRoute } from '../lib/router.ts'
 import type { Route } from '../lib/router.ts'
 import { sharedStyles } from '../styles/shared.ts'
-import './error-state.ts'
+import './empty-state.ts'
 import './gate-page.ts'
 import './key-prompt.ts'
 import './overview-page.ts'
@@ -239,10 +239,9 @@ export class SvcApp extends LitElement {
       case 'request':
         return html`<request-page .hub=${hub} gateId=${r.gateId} requestId=${r.requestId} @change-key=${this._onChangeKey}></request-page>`
       case 'not-found':
-        return html`<error-state
-          .error=${new Error(`There is no page at ${r.path}.`)}
-          .config=${hub.config}
-        ></error-state>`
+        return html`<empty-state heading="Page not found">
+          There is no page at <code>${r.path}</code>. <a href="/">Go to the overview</a>.
+        </empty-state>`
     }
   }
 

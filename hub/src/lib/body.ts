@@ -8,8 +8,8 @@ import type { HeaderMap } from './types.ts'
  */
 export type DecodedBody =
   | { readonly kind: 'empty' }
-  | { readonly kind: 'json'; readonly value: unknown; readonly text: string }
-  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'json'; readonly value: unknown; readonly text: string; readonly size: number }
+  | { readonly kind: 'text'; readonly text: string; readonly size: number }
   | { readonly kind: 'binary'; readonly bytes: Uint8Array }
   | { readonly kind: 'invalid'; readonly message: string }
 
@@ -19,14 +19,15 @@ export function classifyBytes(bytes: Uint8Array): DecodedBody {
   const text = bytesToText(bytes)
   if (text === undefined) return { kind: 'binary', bytes }
   const trimmed = text.trimStart()
+  const size = bytes.length
   if (trimmed !== '' && '{["-0123456789tfn'.includes(trimmed[0] as string)) {
     try {
-      return { kind: 'json', value: JSON.parse(text), text }
+      return { kind: 'json', value: JSON.parse(text), text, size }
     } catch {
       // Not JSON after all: shown as text.
     }
   }
-  return { kind: 'text', text }
+  return { kind: 'text', text, size }
 }
 
 /**

@@ -42,11 +42,19 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`
 }
 
-/** `base` (may carry a path prefix) joined with the captured path and query. */
+/**
+ * `base` (may carry a path prefix) joined with the captured path and query.
+ * Bytes a URL cannot hold as they are (spaces, non-ASCII) are
+ * percent-encoded; existing escapes are kept.
+ */
 export function replayUrl(base: string, path: string, rawQuery?: string): string {
   const trimmed = base.replace(/\/+$/, '')
   const p = path.startsWith('/') ? path : `/${path}`
-  return `${trimmed}${p}${rawQuery ? `?${rawQuery}` : ''}`
+  return `${trimmed}${escapeUrl(p)}${rawQuery ? `?${escapeUrl(rawQuery)}` : ''}`
+}
+
+function escapeUrl(text: string): string {
+  return text.replace(/[^\x21-\x7e]|["<>\\^`{|}]/gu, (c) => encodeURIComponent(c))
 }
 
 /**
@@ -55,7 +63,8 @@ export function replayUrl(base: string, path: string, rawQuery?: string): string
  * values (`[REDACTED]`) are kept as they are: the user fills them in.
  */
 export function curlCommand(req: ReplayRequest, baseUrl: string): string {
-  const parts: string[] = ['curl', '-sS', '-i']
+  // -g: no URL globbing, so [ ] { } in a captured path are sent as they are.
+  const parts: string[] = ['curl', '-sS', '-i', '-g']
   const method = req.method.toUpperCase()
   if (method === 'HEAD') parts.push('--head')
   else if (method !== 'GET') parts.push('-X', shellQuote(method))

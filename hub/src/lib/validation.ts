@@ -24,10 +24,7 @@ export function urlError(value: string): string | undefined {
 export function fieldOfDetail<F extends string>(detail: string, fields: readonly F[]): F | undefined {
   const text = detail.toLowerCase()
   const sorted = [...fields].sort((a, b) => b.length - a.length)
-  for (const f of sorted) {
-    const spaced = f.replace(/_/g, ' ')
-    if (text.includes(f.toLowerCase()) || text.includes(spaced)) return f
-  }
+  for (const f of sorted) if (text.includes(f.toLowerCase())) return f
   if (/\bname\b|named/.test(text) && fields.includes('name' as F)) return 'name' as F
   return undefined
 }

@@ -14,6 +14,8 @@ export interface PageProblems {
   readonly csp: string[]
   /** Uncaught errors and console errors. */
   readonly errors: string[]
+  /** The browser's own "Failed to load resource" lines (an API answering 4xx, or down). */
+  readonly network: string[]
 }
 
 /**
@@ -21,10 +23,11 @@ export interface PageProblems {
  * DOM's securitypolicyviolation events) and page errors.
  */
 export async function watchProblems(page: Page): Promise<PageProblems> {
-  const problems: PageProblems = { csp: [], errors: [] }
+  const problems: PageProblems = { csp: [], errors: [], network: [] }
   page.on('console', (msg) => {
     const text = msg.text()
     if (/Content Security Policy|Refused to/i.test(text)) problems.csp.push(text)
+    else if (/^Failed to load resource/.test(text)) problems.network.push(text)
     else if (msg.type() === 'error') problems.errors.push(text)
   })
   page.on('pageerror', (error) => problems.errors.push(String(error)))

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { FieldMatcher, FieldPathError, fieldPathProblem, parseFieldPath } from '../../../src/diff/index.ts'
+import {
+  FieldMatcher,
+  FieldPathError,
+  fieldPathProblem,
+  parseFieldPath,
+} from '../../../src/diff/index.ts'
 
 /** Whether `pattern` names `path` (reference tokens from the document root). */
 function names(pattern: string, path: string[]): boolean {
@@ -87,9 +92,12 @@ describe('field path notation (DESIGN.md "Diff semantics")', () => {
     expect(fieldPathProblem(path)).toContain(reason)
   })
 
-  test.each(['status', 'headers', 'body', 'headers.*', 'body.**', 'body.a\\.b.#.c?d'])('accepts %p', (path) => {
-    expect(fieldPathProblem(path)).toBeUndefined()
-  })
+  test.each(['status', 'headers', 'body', 'headers.*', 'body.**', 'body.a\\.b.#.c?d'])(
+    'accepts %p',
+    (path) => {
+      expect(fieldPathProblem(path)).toBeUndefined()
+    },
+  )
 
   test('a matcher holds many paths at once and keeps its states', () => {
     const matcher = new FieldMatcher(['body.a.b', 'body.**.c', 'headers.X'].map(parseFieldPath))

@@ -1,0 +1,255 @@
+import { type } from 'arktype'
+import { DEFAULT_DIFF_CONFIG, type DiffConfig } from '../diff/diff-config.ts'
+import { fieldPathProblem } from '../diff/field-path.ts'
+import type { ShadowSettings } from '../proxy/shadow-settings.ts'
+import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
+import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
+import { ConfigError } from './config-error.ts'
+import {
+  booleanField,
+  httpUrlField,
+  integerField,
+  minimumNumberField,
+  nonNegativeDurationField,
+  numberField,
+  positiveDurationField,
+  splitList,
+  uuidField,
+} from './env-fields.ts'
+import type { Environment } from './environment.ts'
+import { validateEnvironment } from './validate-env.ts'
+
+/** Field paths (DESIGN.md "Diff semantics"), each checked with the diff's own parser. */
+const fieldPathListField = type('string').pipe((text, ctx) => {
+  const paths = splitList(text)
+  for (const path of paths) {
+    const problem = fieldPathProblem(path)
+    if (problem) return ctx.error(`a comma-separated list of field paths such as body.user.email (${problem})`)
+  }
+  return paths
+})
+
+/** SPEC.md "Proxy, common". */
+const commonProxyFields = {
+  SVC_APP_PORT: integerField(0, 65535).default('8080'),
+  SVC_APP_ADMIN_PORT: integerField(0, 65535).default('8081'),
+  SVC_APP_LIVE_TIMEOUT: positiveDurationField.default('5s'),
+  SVC_APP_SHADOW_TIMEOUT: positiveDurationField.default('10s'),
+  SVC_APP_MAX_BODY_SIZE: integerField(0).default('10485760'),
+  SVC_APP_SAMPLING_RATE: numberField(0, 1).default('1.0'),
+  'SVC_APP_SHADOW_RULES?': 'string',
+  SVC_APP_MAX_CONCURRENT_CALLBACKS: integerField(0).default('200'),
+  SVC_APP_READ_TIMEOUT: positiveDurationField.default('30s'),
+  SVC_APP_WRITE_TIMEOUT: positiveDurationField.default('60s'),
+  SVC_APP_IDLE_TIMEOUT: positiveDurationField.default('120s'),
+  SVC_APP_METRICS_ENABLED: booleanField.default('true'),
+  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS: integerField(0).default('100'),
+  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: integerField(0).default('10'),
+  SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: integerField(0).default('100'),
+  SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: nonNegativeDurationField.default('90s'),
+  SVC_APP_REDACTED_FIELDS: fieldPathListField.default(''),
+  ...commonFields,
+} as const
+
+/** SPEC.md "Proxy, API mode": the three identifying variables are required together. */
+const apiModeFields = {
+  'SVC_APP_API_URL?': httpUrlField,
+  'SVC_APP_GATE_ID?': uuidField,
+  'SVC_APP_API_KEY?': type('string >= 16').describe('at least 16 characters'),
+  SVC_APP_API_TIMEOUT: positiveDurationField.default('30s'),
+  SVC_APP_MAX_RETRIES: integerField(0).default('3'),
+  SVC_APP_RETRY_DELAY: positiveDurationField.default('1s'),
+  SVC_APP_CB_FAILURE_THRESHOLD: integerField(1).default('5'),
+  SVC_APP_CB_DELAY: positiveDurationField.default('1m'),
+  SVC_APP_CB_SUCCESS_THRESHOLD: integerField(1).default('2'),
+} as const
+
+/** SPEC.md "Proxy, standalone mode". */
+const standaloneFields = {
+  'SVC_APP_LIVE_URL?': httpUrlField,
+  'SVC_APP_SHADOW_URL?': httpUrlField,
+  SVC_APP_DIFF_IGNORED_FIELDS: fieldPathListField.default(''),
+  SVC_APP_DIFF_INCLUDED_FIELDS: fieldPathListField.default(''),
+  SVC_APP_DIFF_FLOAT_TOLERANCE: minimumNumberField(0).default('0'),
+  SVC_APP_DIFF_SORT_ARRAYS: booleanField.default('false'),
+} as const
+
+const proxyFields = { ...commonProxyFields, ...apiModeFields, ...standaloneFields } as const
+
+export const proxyConfigSchema = type(proxyFields)
+
+const API_MODE_KEYS = ['SVC_APP_API_URL', 'SVC_APP_GATE_ID', 'SVC_APP_API_KEY'] as const
+const STANDALONE_KEYS = ['SVC_APP_LIVE_URL', 'SVC_APP_SHADOW_URL'] as const
+const API_ONLY_KEYS = Object.keys(apiModeFields).map(unoptional).filter((k) => !isOneOf(k, API_MODE_KEYS))
+const STANDALONE_ONLY_KEYS = Object.keys(standaloneFields).map(unoptional).filter((k) => !isOneOf(k, STANDALONE_KEYS))
+const MODES_LINE =
+  'configure exactly one proxy mode: API mode (SVC_APP_API_URL, SVC_APP_GATE_ID, SVC_APP_API_KEY) or standalone mode (SVC_APP_LIVE_URL, SVC_APP_SHADOW_URL)'
+
+/** API mode: the gate and the API that owns it (SPEC.md "Proxy, API mode"). */
+export interface ApiModeConfig {
+  readonly kind: 'api'
+  readonly apiUrl: string
+  readonly gateId: string
+  /** A non-enumerable getter, so that printing or serialising the config never shows it. */
+  readonly apiKey: string
+  /** Overall deadline of one API call, retries included. */
+  readonly apiTimeoutMs: number
+  readonly maxRetries: number
+  readonly retryDelayMs: number
+  readonly breaker: {
+    readonly failureThreshold: number
+    readonly delayMs: number
+    readonly successThreshold: number
+  }
+}
+
+/** Standalone mode: fixed URLs, and the proxy diffs by itself. */
+export interface StandaloneModeConfig {
+  readonly kind: 'standalone'
+  readonly liveUrl: string
+  readonly shadowUrl: string
+  readonly diff: DiffConfig
+}
+
+export type ProxyMode = ApiModeConfig | StandaloneModeConfig
+
+/** What the proxy knows before (in API mode) the gate is fetched. */
+export type ShadowLimits = Omit<ShadowSettings, 'liveUrl' | 'shadowUrl' | 'gate' | 'diff'>
+
+export interface ProxyConfig extends LoggingConfig {
+  readonly port: number
+  readonly adminPort: number
+  readonly readTimeoutMs: number
+  readonly writeTimeoutMs: number
+  readonly idleTimeoutMs: number
+  readonly metricsEnabled: boolean
+  readonly shadow: ShadowLimits
+  readonly mode: ProxyMode
+  /** Variables that are set but belong to the other mode, so have no effect (logged at startup). */
+  readonly ignoredVariables: readonly string[]
+}
+
+const ORDER = Object.keys(proxyFields).map(unoptional)
+
+/** Validates the proxy's variables and returns its frozen configuration. */
+export function loadProxyConfig(env: Environment): ProxyConfig {
+  const v = validateEnvironment(proxyConfigSchema, env, ORDER)
+  const raw = (name: string) => env[name]?.trim() || undefined
+
+  if (v.SVC_APP_PORT !== 0 && v.SVC_APP_ADMIN_PORT === v.SVC_APP_PORT) {
+    throw new ConfigError('SVC_APP_ADMIN_PORT', String(v.SVC_APP_ADMIN_PORT), 'must differ from SVC_APP_PORT')
+  }
+  if (v.SVC_APP_WRITE_TIMEOUT < v.SVC_APP_LIVE_TIMEOUT) {
+    throw new ConfigError(
+      'SVC_APP_WRITE_TIMEOUT',
+      raw('SVC_APP_WRITE_TIMEOUT') ?? '60s',
+      `must be at least SVC_APP_LIVE_TIMEOUT (${raw('SVC_APP_LIVE_TIMEOUT') ?? '5s'})`,
+    )
+  }
+  let shadowRules
+  try {
+    shadowRules = compileShadowRules(v['SVC_APP_SHADOW_RULES'])
+  } catch (error) {
+    if (error instanceof ShadowRuleError) {
+      throw new ConfigError('SVC_APP_SHADOW_RULES', raw('SVC_APP_SHADOW_RULES'), error.message)
+    }
+    throw error
+  }
+
+  const mode = resolveMode(v, raw)
+  const ignoredVariables = (mode.kind === 'api' ? STANDALONE_ONLY_KEYS : API_ONLY_KEYS).filter((k) => raw(k) !== undefined)
+
+  return Object.freeze({
+    ...resolveLogging(v.SVC_APP_APP_ENV, v['SVC_APP_LOG_LEVEL'], v['SVC_APP_LOG_FORMAT']),
+    port: v.SVC_APP_PORT,
+    adminPort: v.SVC_APP_ADMIN_PORT,
+    readTimeoutMs: v.SVC_APP_READ_TIMEOUT,
+    writeTimeoutMs: v.SVC_APP_WRITE_TIMEOUT,
+    idleTimeoutMs: v.SVC_APP_IDLE_TIMEOUT,
+    metricsEnabled: v.SVC_APP_METRICS_ENABLED,
+    shadow: Object.freeze({
+      liveTimeoutMs: v.SVC_APP_LIVE_TIMEOUT,
+      shadowTimeoutMs: v.SVC_APP_SHADOW_TIMEOUT,
+      maxBodyBytes: v.SVC_APP_MAX_BODY_SIZE,
+      samplingRate: v.SVC_APP_SAMPLING_RATE,
+      shadowRules,
+      maxConcurrentCallbacks: v.SVC_APP_MAX_CONCURRENT_CALLBACKS,
+      httpClient: Object.freeze({
+        maxIdleConns: v.SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS,
+        maxIdleConnsPerHost: v.SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST,
+        maxConnsPerHost: v.SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST,
+        idleConnTimeoutMs: v.SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT,
+      }),
+      redactedFields: Object.freeze(v.SVC_APP_REDACTED_FIELDS),
+    }),
+    mode,
+    ignoredVariables: Object.freeze(ignoredVariables),
+  })
+}
+
+type Validated = typeof proxyConfigSchema.infer
+
+/**
+ * SPEC.md: "The proxy has two mutually exclusive modes. Exactly one must be
+ * configured." One variable of a mode selects it; the rest of that mode's
+ * identifying variables are then required.
+ */
+function resolveMode(v: Validated, raw: (name: string) => string | undefined): ProxyMode {
+  const apiSet = API_MODE_KEYS.filter((k) => raw(k) !== undefined)
+  const standaloneSet = STANDALONE_KEYS.filter((k) => raw(k) !== undefined)
+  if (apiSet.length > 0 && standaloneSet.length > 0) {
+    throw new ConfigError(standaloneSet[0]!, undefined, `is set together with ${apiSet[0]}; ${MODES_LINE}`)
+  }
+  if (apiSet.length === 0 && standaloneSet.length === 0) {
+    throw new ConfigError('SVC_APP_API_URL or SVC_APP_LIVE_URL', undefined, `is required; ${MODES_LINE}`)
+  }
+  if (apiSet.length > 0) {
+    const missing = API_MODE_KEYS.find((k) => raw(k) === undefined)
+    if (missing) throw new ConfigError(missing, undefined, `is required in API mode (${apiSet[0]} is set)`)
+    const mode = {
+      kind: 'api' as const,
+      apiUrl: v['SVC_APP_API_URL']!,
+      gateId: v['SVC_APP_GATE_ID']!,
+      apiTimeoutMs: v.SVC_APP_API_TIMEOUT,
+      maxRetries: v.SVC_APP_MAX_RETRIES,
+      retryDelayMs: v.SVC_APP_RETRY_DELAY,
+      breaker: Object.freeze({
+        failureThreshold: v.SVC_APP_CB_FAILURE_THRESHOLD,
+        delayMs: v.SVC_APP_CB_DELAY,
+        successThreshold: v.SVC_APP_CB_SUCCESS_THRESHOLD,
+      }),
+    }
+    const apiKey = v['SVC_APP_API_KEY']!
+    // A non-enumerable getter: JSON.stringify skips it and inspection shows `[Getter]`.
+    Object.defineProperty(mode, 'apiKey', { get: () => apiKey, enumerable: false })
+    return Object.freeze(mode) as ApiModeConfig
+  }
+  const missing = STANDALONE_KEYS.find((k) => raw(k) === undefined)
+  if (missing) throw new ConfigError(missing, undefined, `is required in standalone mode (${standaloneSet[0]} is set)`)
+  const liveUrl = v['SVC_APP_LIVE_URL']!
+  const shadowUrl = v['SVC_APP_SHADOW_URL']!
+  if (liveUrl === shadowUrl) {
+    // Shadowing live onto itself would double every request live receives.
+    throw new ConfigError('SVC_APP_SHADOW_URL', raw('SVC_APP_SHADOW_URL'), 'must differ from SVC_APP_LIVE_URL')
+  }
+  return Object.freeze({
+    kind: 'standalone' as const,
+    liveUrl,
+    shadowUrl,
+    diff: Object.freeze({
+      ...DEFAULT_DIFF_CONFIG,
+      ignored_fields: v.SVC_APP_DIFF_IGNORED_FIELDS,
+      included_fields: v.SVC_APP_DIFF_INCLUDED_FIELDS,
+      float_tolerance: v.SVC_APP_DIFF_FLOAT_TOLERANCE,
+      sort_arrays: v.SVC_APP_DIFF_SORT_ARRAYS,
+    }),
+  })
+}
+
+function unoptional(key: string): string {
+  return key.replace(/\?$/, '')
+}
+
+function isOneOf(key: string, keys: readonly string[]): boolean {
+  return keys.includes(key)
+}

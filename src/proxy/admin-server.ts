@@ -1,0 +1,88 @@
+/**
+ * The proxy's admin server on SVC_APP_ADMIN_PORT (SPEC.md "Infrastructure":
+ * "The proxy offers the same three paths on its admin port"): health and
+ * metrics, on a listener of their own so that proxied traffic never
+ * reaches them and they never shadow anything.
+ */
+import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../metrics/index.ts'
+import { PROBLEM_CONTENT_TYPE } from './problem-response.ts'
+
+export const READINESS_STATES = ['starting', 'ready', 'stopping'] as const
+export type ReadinessState = (typeof READINESS_STATES)[number]
+
+/**
+ * SPEC.md "States and transitions": `/health/ready` answers 200 when the
+ * proxy is ready and 503 during startup (in API mode, until the gate is
+ * fetched) or shutdown.
+ */
+export class Readiness {
+  private _state: ReadinessState = 'starting'
+
+  get state(): ReadinessState {
+    return this._state
+  }
+
+  get ready(): boolean {
+    return this._state === 'ready'
+  }
+
+  /** starting → ready; ignored once stopping. */
+  markReady(): void {
+    if (this._state === 'starting') this._state = 'ready'
+  }
+
+  markStopping(): void {
+    this._state = 'stopping'
+  }
+}
+
+export interface AdminServerOptions {
+  readonly port: number
+  /** @default '0.0.0.0' */
+  readonly hostname?: string
+  readonly readiness: Readiness
+  /** Serves `/metrics` when given (SVC_APP_METRICS_ENABLED). */
+  readonly registry: Registry | undefined
+}
+
+export interface AdminServer {
+  readonly port: number
+  readonly url: string
+  stop(): Promise<void>
+}
+
+export function startAdminServer(options: AdminServerOptions): AdminServer {
+  const { readiness, registry } = options
+  const server = Bun.serve({
+    port: options.port,
+    hostname: options.hostname ?? '0.0.0.0',
+    fetch(request) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return problem(405, 'Method not allowed', request)
+      const path = new URL(request.url).pathname
+      switch (path) {
+        case '/health/live':
+          return Response.json({ status: 'ok' })
+        case '/health/ready':
+          return Response.json({ status: readiness.state }, { status: readiness.ready ? 200 : 503 })
+        case '/metrics':
+          if (registry === undefined) break
+          return new Response(registry.render(), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } })
+      }
+      return problem(404, 'Not found', request)
+    },
+  })
+  const port = server.port!
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      await server.stop(true)
+    },
+  }
+}
+
+function problem(status: 404 | 405, title: string, request: Request): Response {
+  const type = status === 404 ? '/errors/not-found' : '/errors/method-not-allowed'
+  const body = { type, title, status, instance: new URL(request.url).pathname }
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': PROBLEM_CONTENT_TYPE } })
+}

@@ -1,0 +1,91 @@
+/**
+ * The background comparisons in flight, so that shutdown can wait for them
+ * within a bound and then abort the rest (DESIGN.md "Proxy behaviour":
+ * "background comparisons and reports get a bounded drain").
+ */
+
+/** One background task: its abort controller, aborted on timeout or at the end of a drain. */
+export interface BackgroundTask {
+  readonly signal: AbortSignal
+  /** Aborts with `reason` unless already aborted. */
+  abort(reason: unknown): void
+}
+
+export interface DrainResult {
+  /** Tasks that finished within the bound. */
+  readonly completed: number
+  /** Tasks still running at the bound, then aborted. */
+  readonly aborted: number
+}
+
+/** The reason given to tasks aborted at the end of a drain. */
+export class DrainAbortReason extends Error {
+  readonly code = 'drain-timeout'
+  constructor(readonly timeoutMs: number) {
+    super(`shutdown: not finished within the drain bound of ${timeoutMs} ms`)
+  }
+}
+
+export class BackgroundTasks {
+  private readonly _running = new Set<AbortController>()
+  private _idleWaiters: Array<() => void> = []
+
+  get size(): number {
+    return this._running.size
+  }
+
+  /**
+   * Runs `work` in the background with a task of its own; `work` must not
+   * reject (it is the caller's job to turn failures into outcomes). A
+   * rejection is passed to `onUnexpected`.
+   */
+  run(work: (task: BackgroundTask) => Promise<void>, onUnexpected: (error: unknown) => void): void {
+    const controller = new AbortController()
+    this._running.add(controller)
+    const task: BackgroundTask = {
+      signal: controller.signal,
+      abort: (reason) => {
+        if (!controller.signal.aborted) controller.abort(reason)
+      },
+    }
+    work(task)
+      .catch(onUnexpected)
+      .finally(() => {
+        this._running.delete(controller)
+        if (this._running.size === 0 && this._idleWaiters.length > 0) {
+          const waiters = this._idleWaiters
+          this._idleWaiters = []
+          for (const wake of waiters) wake()
+        }
+      })
+  }
+
+  /** Resolves when no task is running. */
+  whenIdle(): Promise<void> {
+    if (this._running.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this._idleWaiters.push(resolve))
+  }
+
+  /**
+   * Waits up to `timeoutMs` for every task (those started meanwhile too),
+   * then aborts the ones left and waits for them to settle, which an
+   * aborted task does promptly.
+   */
+  async drain(timeoutMs: number): Promise<DrainResult> {
+    const before = this._running.size
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timedOut = await Promise.race([
+      this.whenIdle().then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs)
+      }),
+    ])
+    clearTimeout(timer)
+    if (!timedOut) return { completed: before, aborted: 0 }
+    const left = this._running.size
+    const reason = new DrainAbortReason(timeoutMs)
+    for (const controller of this._running) controller.abort(reason)
+    await this.whenIdle()
+    return { completed: Math.max(0, before - left), aborted: left }
+  }
+}

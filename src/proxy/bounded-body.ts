@@ -1,0 +1,172 @@
+/**
+ * Bodies kept for comparison are bounded by SVC_APP_MAX_BODY_SIZE (DESIGN.md
+ * "Proxy behaviour": "A request body is buffered only up to
+ * SVC_APP_MAX_BODY_SIZE; a larger one is streamed to live only (no shadow).
+ * Same bound for the buffered copy of a live response kept for
+ * comparison."). 0 means unlimited. Nothing here buffers past the bound.
+ */
+
+/** A body read whole within the bound, or the fact that it was larger. */
+export type BoundedRead = { readonly kind: 'complete'; readonly bytes: Uint8Array } | { readonly kind: 'too-large' }
+
+/** `true` when `length` bytes exceed `maxBytes` (0: never). */
+export function exceeds(length: number, maxBytes: number): boolean {
+  return maxBytes !== 0 && length > maxBytes
+}
+
+/** The Content-Length of a message, or undefined when absent or malformed. */
+export function contentLength(headers: Headers): number | undefined {
+  const text = headers.get('content-length')
+  if (text === null || !/^\d+$/.test(text)) return undefined
+  return Number(text)
+}
+
+/** Concatenates chunks; one chunk is returned as is. */
+export function concatChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return out
+}
+
+/**
+ * A request body read for both upstreams, or, when it turns out larger than
+ * the bound, a stream that replays what was read and then the rest, for
+ * live alone. Used when the length is not announced (chunked uploads).
+ */
+export type RequestBodyRead =
+  | { readonly kind: 'complete'; readonly bytes: Uint8Array }
+  | { readonly kind: 'too-large'; readonly stream: ReadableStream<Uint8Array> }
+
+export async function readRequestBody(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<RequestBodyRead> {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return { kind: 'complete', bytes: concatChunks(chunks, total) }
+    chunks.push(value)
+    total += value.byteLength
+    if (exceeds(total, maxBytes)) return { kind: 'too-large', stream: replay(chunks, reader) }
+  }
+}
+
+function replay(chunks: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+  let index = 0
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (index < chunks.length) {
+        controller.enqueue(chunks[index]!)
+        chunks[index++] = EMPTY
+        return
+      }
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
+}
+
+const EMPTY = new Uint8Array(0)
+
+/**
+ * Reads a response body (the shadow's) within the bound; past it, the rest
+ * is cancelled rather than read. Rejects as the underlying read does
+ * (reset, abort).
+ */
+export async function readResponseBody(response: Response, maxBytes: number): Promise<BoundedRead> {
+  const announced = contentLength(response.headers)
+  if (announced !== undefined && exceeds(announced, maxBytes)) {
+    await response.body?.cancel().catch(() => {})
+    return { kind: 'too-large' }
+  }
+  if (response.body === null) return { kind: 'complete', bytes: EMPTY }
+  if (announced !== undefined) return { kind: 'complete', bytes: await response.bytes() }
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return { kind: 'complete', bytes: concatChunks(chunks, total) }
+    total += value.byteLength
+    if (exceeds(total, maxBytes)) {
+      await reader.cancel().catch(() => {})
+      return { kind: 'too-large' }
+    }
+    chunks.push(value)
+  }
+}
+
+/** How a pass-through ended, for the copy kept (`capture`) or a slot to free. */
+export type StreamEnd =
+  | { readonly kind: 'complete'; readonly bytes: Uint8Array }
+  | { readonly kind: 'too-large' }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'cancelled' }
+
+/**
+ * Forwards `body` to the client untouched, chunk by chunk with the
+ * client's backpressure, while keeping a copy of up to `maxBytes` bytes
+ * (0: all; -1: none). Past the bound the copy stops (and is dropped), the
+ * forwarding goes on. `onEnd` is called exactly once: when the body is
+ * done, fails (upstream reset), or the client goes away. A tee() would not
+ * do: a branch that stops reading makes tee() queue the rest in memory.
+ */
+export function passThrough(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  onEnd: (end: StreamEnd) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  const keep = maxBytes >= 0
+  let chunks: Uint8Array[] | undefined = keep ? [] : undefined
+  let total = 0
+  let ended = false
+  const finish = (end: StreamEnd) => {
+    if (ended) return
+    ended = true
+    chunks = undefined
+    onEnd(end)
+  }
+  return new DirectStream({
+    type: 'direct',
+    async pull(controller) {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          total += value.byteLength
+          if (chunks !== undefined) {
+            if (exceeds(total, maxBytes)) chunks = undefined
+            else chunks.push(value)
+          }
+          const written = controller.write(value)
+          if (typeof written !== 'number') await written
+          if (ended) return
+        }
+      } catch (error) {
+        finish({ kind: 'failed', error })
+        controller.close(error instanceof Error ? error : new Error(String(error)))
+        return
+      }
+      if (!keep) finish({ kind: 'complete', bytes: EMPTY })
+      else if (chunks === undefined) finish({ kind: 'too-large' })
+      else finish({ kind: 'complete', bytes: concatChunks(chunks, total) })
+      controller.close()
+    },
+    cancel(reason) {
+      finish({ kind: 'cancelled' })
+      return reader.cancel(reason).catch(() => {})
+    },
+  })
+}
+
+/** Bun's `type: 'direct'` streams, whose typing the DOM overloads hide. */
+const DirectStream = ReadableStream as unknown as new (source: Bun.DirectUnderlyingSource<Uint8Array>) => ReadableStream<Uint8Array>

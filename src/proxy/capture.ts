@@ -1,0 +1,82 @@
+/**
+ * One shadowed exchange as captured by the proxy: the request as sent
+ * upstream and both responses, with the timings SPEC.md's createRequest
+ * asks for. Bodies are the exact bytes (compressed stays compressed); the
+ * diff decodes its own copy.
+ */
+import { canonicalHeaderName, type HeaderMap } from '../diff/index.ts'
+import type { ComparisonResult, SkipReason } from '../metrics/index.ts'
+
+export interface CapturedExchange {
+  /** HTTP status; 0 when the upstream failed (timeout, refused, reset). */
+  readonly status: number
+  readonly headers: HeaderMap
+  /** The body bytes, or the error text when `status` is 0 (DESIGN.md "Diff semantics"). */
+  readonly body: Uint8Array
+  /** From sending the request to the end of the response body. */
+  readonly latencyMs: number
+  readonly createdAt: Date
+}
+
+export interface Capture {
+  /** The request id (UUID): the client's X-Request-ID when it is one, else generated. */
+  readonly id: string
+  readonly method: string
+  /** The path without its query. */
+  readonly path: string
+  /** The query without `?`; `''` when there is none. */
+  readonly rawQuery: string
+  readonly createdAt: Date
+  readonly request: { readonly headers: HeaderMap; readonly body: Uint8Array }
+  readonly live: CapturedExchange
+  readonly shadow: CapturedExchange
+}
+
+/**
+ * What became of a capture handed to a sink. Every request the proxy
+ * receives ends as exactly one of these or as a skip, so that compared +
+ * reported + skipped = received (issue 4, "Nothing is lost silently").
+ */
+export type SinkOutcome =
+  | { readonly kind: 'compared'; readonly result: ComparisonResult }
+  | { readonly kind: 'reported' }
+  | { readonly kind: 'skipped'; readonly reason: SkipReason }
+
+/**
+ * Where completed captures go: the standalone diff-and-log sink, or the API
+ * reporter. `signal` aborts at shutdown when the drain bound is reached.
+ * A sink counts its own successes; the handler counts skips.
+ */
+export interface CaptureSink {
+  submit(capture: Capture, signal: AbortSignal): Promise<SinkOutcome> | SinkOutcome
+}
+
+/** A Headers object as SPEC.md's header map (canonical name to values); Set-Cookie keeps each value. */
+export function headerMapOf(headers: Headers): HeaderMap {
+  const map: HeaderMap = {}
+  for (const [name, value] of headers) {
+    if (name === 'set-cookie') continue
+    map[canonicalHeaderName(name)] = [value]
+  }
+  const cookies = headers.getSetCookie()
+  if (cookies.length > 0) map['Set-Cookie'] = cookies
+  return map
+}
+
+const encoder = new TextEncoder()
+
+/** The record of an upstream that gave no response: status 0, no headers, the error as body. */
+export function failedExchange(errorText: string, latencyMs: number, createdAt: Date): CapturedExchange {
+  return { status: 0, headers: {}, body: encoder.encode(errorText), latencyMs, createdAt }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The capture's id: the client's X-Request-ID when it is a UUID (the API
+ * stores the propagated id, SPEC.md "Request-id header"), else a new v4.
+ */
+export function requestIdOf(headers: Headers): string {
+  const given = headers.get('x-request-id')
+  return given !== null && UUID.test(given) ? given.toLowerCase() : crypto.randomUUID()
+}

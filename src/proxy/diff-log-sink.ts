@@ -1,0 +1,75 @@
+/**
+ * Standalone mode and the module (SPEC.md "What the service does": the
+ * proxy "computes the diff itself"): each capture is redacted and compared
+ * here, counted in `svc_responses_compared_total`, and a diff is logged as
+ * `response diff detected` with `request.id`, `request.method`,
+ * `request.path`, `live_status`, `shadow_status` and the formatted `diff`
+ * (SPEC.md "Events"). Nothing is sent anywhere.
+ */
+import { compileCaptureOptions, formatPatch, processCapture, type CompiledCaptureOptions } from '../diff/index.ts'
+import type { Logger, RateLimitedLogger } from '../log/index.ts'
+import type { GateComparisons } from '../metrics/index.ts'
+import type { Capture, CaptureSink, SinkOutcome } from './capture.ts'
+import type { ShadowSettings } from './shadow-settings.ts'
+
+export interface DiffLogSinkOptions {
+  readonly settings: Pick<ShadowSettings, 'diff' | 'redactedFields' | 'maxBodyBytes'>
+  readonly logger: Logger
+  /** For comparison errors, which come in floods when the shadow is down. */
+  readonly warnings: RateLimitedLogger
+  readonly comparisons: GateComparisons
+}
+
+export const DIFF_LOG_MESSAGE = 'response diff detected'
+
+export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
+  const { logger, warnings, comparisons } = options
+  const compiled: CompiledCaptureOptions = compileCaptureOptions({
+    diff: options.settings.diff,
+    redactedFields: options.settings.redactedFields,
+    maxBodyBytes: options.settings.maxBodyBytes,
+  })
+  return {
+    submit(capture: Capture): SinkOutcome {
+      const { comparison } = processCapture(
+        { request: capture.request, live: capture.live, shadow: capture.shadow },
+        compiled,
+      )
+      switch (comparison.kind) {
+        case 'match':
+          comparisons.record('match')
+          break
+        case 'diff':
+          comparisons.record('diff', comparison.ops.length)
+          logger.info(DIFF_LOG_MESSAGE, {
+            'request.id': capture.id,
+            'request.method': capture.method,
+            'request.path': capture.path,
+            live_status: capture.live.status,
+            shadow_status: capture.shadow.status,
+            diff: formatPatch(comparison.ops),
+          })
+          break
+        case 'error':
+          // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
+          // shadow that is down fails every request the same way: one line
+          // per cause and interval, the counter has the exact number.
+          comparisons.record('error')
+          warnings.warn(
+            'comparison failed',
+            {
+              'request.id': capture.id,
+              'request.method': capture.method,
+              'request.path': capture.path,
+              live_status: capture.live.status,
+              shadow_status: capture.shadow.status,
+              cause: comparison.cause,
+            },
+            `comparison failed: ${comparison.cause}`,
+          )
+          break
+      }
+      return { kind: 'compared', result: comparison.kind }
+    },
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Headers on the way through the proxy (DESIGN.md "Proxy behaviour"):
+ * hop-by-hop fields are dropped in both directions, both upstreams get the
+ * standard X-Forwarded-* fields, and only the shadow gets `X-Svc-Mode`.
+ */
+
+/**
+ * RFC 9110 §7.6.1: an intermediary removes the Connection field, every field
+ * it names, and "fields that are known to require removal before
+ * forwarding, whether or not they appear as a connection-option ...
+ * Proxy-Connection, Keep-Alive, TE, Transfer-Encoding, Upgrade". Trailer,
+ * Proxy-Authenticate and Proxy-Authorization complete RFC 2616 §13.5.1's
+ * list: they concern this hop (the proxy's own credentials), not the origin.
+ */
+export const HOP_BY_HOP_HEADERS = [
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'te',
+  'transfer-encoding',
+  'upgrade',
+  'trailer',
+  'proxy-authenticate',
+  'proxy-authorization',
+] as const
+
+/** SPEC.md "Field redaction" rule 6: added to shadow requests only; its name is fixed. */
+export const SHADOW_MODE_HEADER = 'x-svc-mode'
+export const SHADOW_MODE_VALUE = 'shadow'
+
+/** What the proxy saw of the client, for the X-Forwarded-* fields. */
+export interface ForwardedFor {
+  /** The client's address as the proxy saw it (the socket peer). */
+  readonly clientAddress: string | undefined
+  /** `http` or `https`: the scheme of the request the proxy received. */
+  readonly proto: string
+}
+
+/** Deletes the hop-by-hop fields and the ones `Connection` names, in place. */
+export function dropHopByHop(headers: Headers): void {
+  const connection = headers.get('connection')
+  if (connection !== null) {
+    for (const token of connection.split(',')) {
+      const name = token.trim()
+      if (name !== '') headers.delete(name)
+    }
+  }
+  for (const name of HOP_BY_HOP_HEADERS) headers.delete(name)
+}
+
+/**
+ * The headers sent upstream, built once per request and shared by live and
+ * shadow (the shadow's copy adds `X-Svc-Mode`). `Host` is left out so that
+ * fetch sets the upstream's own; the original is in X-Forwarded-Host.
+ *
+ * X-Forwarded-For is appended to (the de facto convention: "client, proxy1,
+ * ..."). X-Forwarded-Host and X-Forwarded-Proto are kept when a proxy in
+ * front already set them (a TLS-terminating load balancer knows the real
+ * scheme; this proxy does not terminate TLS), and set otherwise.
+ */
+export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFor): Headers {
+  const headers = new Headers(incoming)
+  dropHopByHop(headers)
+  const host = headers.get('host')
+  headers.delete('host')
+  if (forwarded.clientAddress !== undefined) {
+    const prior = headers.get('x-forwarded-for')
+    headers.set('x-forwarded-for', prior ? `${prior}, ${forwarded.clientAddress}` : forwarded.clientAddress)
+  }
+  if (host !== null && !headers.has('x-forwarded-host')) headers.set('x-forwarded-host', host)
+  if (!headers.has('x-forwarded-proto')) headers.set('x-forwarded-proto', forwarded.proto)
+  return headers
+}
+
+/** The shadow's headers: the live ones plus `X-Svc-Mode: shadow`. */
+export function shadowRequestHeaders(live: Headers): Headers {
+  const headers = new Headers(live)
+  headers.set(SHADOW_MODE_HEADER, SHADOW_MODE_VALUE)
+  return headers
+}
+
+/**
+ * The live response's headers as sent to the client: everything live sent,
+ * Content-Encoding and Content-Length included (the body is forwarded as
+ * received), without the hop-by-hop fields, which Bun's server sets for its
+ * own connection. Returns the input itself when there is nothing to drop.
+ */
+export function clientResponseHeaders(upstream: Headers): Headers {
+  let found = false
+  for (const name of HOP_BY_HOP_HEADERS) {
+    if (upstream.has(name)) {
+      found = true
+      break
+    }
+  }
+  if (!found) return upstream
+  const headers = new Headers(upstream)
+  dropHopByHop(headers)
+  return headers
+}
+
+/** Removes IPv4-mapped IPv6 notation (`::ffff:10.0.0.1`) so X-Forwarded-For reads as usual. */
+export function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
+}

@@ -1,0 +1,72 @@
+/**
+ * API mode startup (SPEC.md "Proxy, API mode": "The proxy fetches the
+ * gate's live and shadow URLs from the API at startup"): GET /gates/{id},
+ * retried within SVC_APP_API_TIMEOUT. A refusal fails startup with one line
+ * naming the variable at fault, like every configuration error.
+ */
+import type { ApiModeConfig } from '../config/proxy-config.ts'
+import { ConfigError } from '../config/config-error.ts'
+import type { ApiClient } from './api-client.ts'
+
+/** What the proxy takes from the gate. */
+export interface GateInfo {
+  readonly id: string
+  readonly name: string
+  readonly liveUrl: string
+  readonly shadowUrl: string
+  readonly redactedFields: readonly string[]
+}
+
+export async function fetchGate(client: ApiClient, mode: ApiModeConfig, signal?: AbortSignal): Promise<GateInfo> {
+  const outcome = await client.call({ method: 'GET', path: `/gates/${mode.gateId}`, signal })
+  switch (outcome.kind) {
+    case 'ok':
+      return parseGate(outcome.text, mode)
+    case 'rejected':
+      if (outcome.status === 401 || outcome.status === 403) {
+        throw new ConfigError('SVC_APP_API_KEY', mode.apiKey, `was refused by the API at ${mode.apiUrl} (HTTP ${outcome.status})`, true)
+      }
+      if (outcome.status === 404) {
+        throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `names no gate at ${mode.apiUrl} (HTTP 404)`)
+      }
+      throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `could not be fetched from ${mode.apiUrl} (HTTP ${outcome.status})`)
+    case 'failed':
+      throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `did not answer GET /gates/${mode.gateId} in time (${outcome.reason}, ${outcome.attempts} attempts)`)
+    case 'breaker-open':
+      throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, 'is unavailable (circuit breaker open)')
+    case 'aborted':
+      throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, 'gate fetch aborted by shutdown')
+  }
+}
+
+function parseGate(text: string, mode: ApiModeConfig): GateInfo {
+  let gate: Record<string, unknown> | undefined
+  try {
+    const parsed = JSON.parse(text) as { data?: Record<string, unknown> }
+    gate = parsed.data
+  } catch {
+    gate = undefined
+  }
+  const liveUrl = gate?.['live_url']
+  const shadowUrl = gate?.['shadow_url']
+  if (typeof liveUrl !== 'string' || typeof shadowUrl !== 'string' || !isHttpUrl(liveUrl) || !isHttpUrl(shadowUrl)) {
+    throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `answered GET /gates/${mode.gateId} without a gate holding http(s) live_url and shadow_url`)
+  }
+  const redacted = gate?.['redacted_fields']
+  return Object.freeze({
+    id: mode.gateId,
+    name: typeof gate?.['name'] === 'string' ? (gate['name'] as string) : '',
+    liveUrl: liveUrl.replace(/\/+$/, ''),
+    shadowUrl: shadowUrl.replace(/\/+$/, ''),
+    redactedFields: Object.freeze(Array.isArray(redacted) ? redacted.filter((f): f is string => typeof f === 'string') : []),
+  })
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}

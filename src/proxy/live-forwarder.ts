@@ -1,0 +1,109 @@
+/**
+ * The live side: send within SVC_APP_LIVE_TIMEOUT, and hand live's response
+ * to the client untouched and streamed (DESIGN.md "Proxy behaviour"), or a
+ * 504/502 Problem when live gives none.
+ *
+ * The timeout bounds the wait for live's response headers (the wait for a
+ * connection slot included). The body then streams for as long as it
+ * takes, like a download should; Bun's idle timeout still closes a
+ * connection on which nothing moves.
+ */
+import { passThrough, type StreamEnd } from './bounded-body.ts'
+import { clientResponseHeaders } from './forward-headers.ts'
+import { liveFailureProblem, problemResponse } from './problem-response.ts'
+import type { UpstreamClient, UpstreamExchange } from './upstream-pool.ts'
+import { TimeoutReason, toUpstreamError, type UpstreamError } from './upstream-error.ts'
+
+export type LiveResult =
+  | { readonly ok: true; readonly exchange: UpstreamExchange }
+  | { readonly ok: false; readonly error: UpstreamError; readonly latencyMs: number }
+
+export interface LiveForwarderOptions {
+  readonly client: UpstreamClient
+  readonly timeoutMs: number
+  /** Bound of the copy kept for comparison; 0 means unlimited. */
+  readonly maxBodyBytes: number
+  /**
+   * Whether connections per host are bounded (a slot to free when the body
+   * is through). When they are not, nothing needs to watch the body of a
+   * response that is not compared, and it is passed on as it is.
+   */
+  readonly slotsBounded: boolean
+}
+
+export interface LiveForwarder {
+  send(
+    method: string,
+    pathAndQuery: string,
+    headers: Headers,
+    body: Uint8Array | ReadableStream<Uint8Array> | null,
+  ): Promise<LiveResult>
+  /**
+   * The client's response. With `onEnd`, a copy of the body (up to the
+   * bound) is kept and handed over when the body is through.
+   */
+  respond(result: LiveResult, onEnd?: (end: StreamEnd) => void): Response
+}
+
+/** Bodies announced at most this long are released with their headers: they are (nearly) all in already. */
+const SMALL_BODY_BYTES = 64 * 1024
+const EMPTY = new Uint8Array(0)
+
+export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarder {
+  const { client, timeoutMs, maxBodyBytes, slotsBounded } = options
+
+  return {
+    async send(method, pathAndQuery, headers, body) {
+      const controller = new AbortController()
+      const timer = setTimeout(abortWith, timeoutMs, controller, new TimeoutReason(timeoutMs))
+      const started = performance.now()
+      try {
+        const exchange = await client.send({ method, pathAndQuery, headers, body, signal: controller.signal })
+        return { ok: true, exchange }
+      } catch (error) {
+        return {
+          ok: false,
+          error: toUpstreamError(error, 'live', controller.signal),
+          latencyMs: Math.round(performance.now() - started),
+        }
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+
+    respond(result, onEnd) {
+      if (!result.ok) return problemResponse(liveFailureProblem(result.error))
+      const { response, done } = result.exchange
+      let body: ReadableStream<Uint8Array> | null = response.body
+      if (onEnd !== undefined) {
+        if (body === null) {
+          done()
+          onEnd({ kind: 'complete', bytes: EMPTY })
+        } else {
+          body = passThrough(body, maxBodyBytes, (end) => {
+            done()
+            onEnd(end)
+          })
+        }
+      } else if (body === null || !slotsBounded || isSmall(response.headers)) {
+        done()
+      } else {
+        body = passThrough(body, -1, done)
+      }
+      return new Response(body as BodyInit | null, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: clientResponseHeaders(response.headers),
+      })
+    },
+  }
+}
+
+function abortWith(controller: AbortController, reason: TimeoutReason): void {
+  controller.abort(reason)
+}
+
+function isSmall(headers: Headers): boolean {
+  const length = headers.get('content-length')
+  return length !== null && Number(length) <= SMALL_BODY_BYTES
+}

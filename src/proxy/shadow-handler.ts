@@ -1,0 +1,360 @@
+/**
+ * The shadowing core, shared by the proxy server and the `svc_gate` module
+ * (DESIGN.md "Web-server module": "one implementation of forwarding, rules,
+ * sampling, diff, redaction"). `createShadowHandler(settings, deps)` gives a
+ * fetch-style handler:
+ *
+ * - Live and shadow are sent at the same time; the client gets live's
+ *   response as live sent it (status, headers minus hop-by-hop, the exact
+ *   body bytes), streamed, and never waits for the shadow or the diff.
+ * - The shadow exchange, the comparison (standalone) or the report (API
+ *   mode) run in the background, at most SVC_APP_MAX_CONCURRENT_CALLBACKS
+ *   at a time, each bounded, and drained at shutdown.
+ * - Every request ends as exactly one of: compared, reported, or skipped
+ *   with a reason (`svc_comparisons_skipped_total`).
+ */
+import { createLogger, rateLimited, type Logger } from '../log/index.ts'
+import { Registry, type SkipReason } from '../metrics/index.ts'
+import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
+import { contentLength, readRequestBody, readResponseBody, type StreamEnd } from './bounded-body.ts'
+import {
+  failedExchange,
+  headerMapOf,
+  requestIdOf,
+  type Capture,
+  type CapturedExchange,
+  type CaptureSink,
+  type SinkOutcome,
+} from './capture.ts'
+import type { CircuitBreaker } from './circuit-breaker.ts'
+import { createDiffLogSink } from './diff-log-sink.ts'
+import { shadowRequestHeaders, upstreamRequestHeaders } from './forward-headers.ts'
+import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
+import { problemResponse } from './problem-response.ts'
+import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
+import { createSampler, type RandomSource } from './sampler.ts'
+import { Semaphore } from './semaphore.ts'
+import { decideShadow, type ShadowGate } from './shadow-decision.ts'
+import type { ShadowSettings } from './shadow-settings.ts'
+import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts'
+import { TimeoutReason, toUpstreamError } from './upstream-error.ts'
+
+export interface ShadowHandlerDeps {
+  /** @default a logger at info level, text format, to stdout */
+  readonly logger?: Logger
+  /** The core's metrics, registered once per registry. @default on a private registry */
+  readonly metrics?: ProxyMetrics
+  /** Where captures go. @default compare and log (standalone mode) */
+  readonly sink?: CaptureSink
+  /** API mode: while it is open, requests are not shadowed (`breaker_open`). */
+  readonly breaker?: CircuitBreaker
+  /** The outbound client; pass one to share it (and its per-host limits) with the API client. */
+  readonly pool?: UpstreamPool
+  /** For sampling. @default Math.random */
+  readonly random?: RandomSource
+  /** Interval of the rate-limited warnings, in ms. @default 10000 */
+  readonly warningIntervalMs?: number
+}
+
+/** What the host knows about a request that the Request object does not say. */
+export interface ForwardContext {
+  /** The client's address (Bun: `server.requestIP(request)?.address`), for X-Forwarded-For. */
+  readonly clientAddress?: string
+  /** Path and query to forward, when not the request URL's (a module mounted under a prefix). */
+  readonly pathAndQuery?: string
+}
+
+export interface ShadowHandler {
+  readonly settings: ShadowSettings
+  readonly metrics: ProxyMetrics
+  /** Forwards one request; resolves with live's response (or a 502/504 Problem). Never rejects. */
+  fetch(request: Request, context?: ForwardContext): Promise<Response>
+  /** Background comparisons in flight. */
+  readonly inFlight: number
+  /**
+   * Waits for the background comparisons, at most `timeoutMs` (default: the
+   * shadow timeout), then aborts the rest, which count as `report_failed`.
+   */
+  drain(timeoutMs?: number): Promise<DrainResult>
+  /** `drain()`, then closes the outbound connection pool (unless it was passed in). */
+  close(timeoutMs?: number): Promise<DrainResult>
+}
+
+/** How live's response body ended, as the background comparison sees it. */
+type LiveOutcome =
+  | { readonly kind: 'no-response'; readonly exchange: CapturedExchange }
+  | { readonly kind: 'response'; readonly response: Response; readonly end: StreamEnd; readonly latencyMs: number }
+
+const EMPTY = new Uint8Array(0)
+
+export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandlerDeps = {}): ShadowHandler {
+  const logger = deps.logger ?? createLogger({ level: 'info', format: 'text' })
+  const warnings = rateLimited(logger, deps.warningIntervalMs ?? 10_000)
+  const metrics = deps.metrics ?? createProxyMetrics(new Registry())
+  const ownPool = deps.pool === undefined
+  const pool = deps.pool ?? createUpstreamPool({ settings: settings.httpClient, metrics: metrics.client })
+  const skips = metrics.skips.forGate(settings.gate)
+  const sink =
+    deps.sink ??
+    createDiffLogSink({ settings, logger, warnings, comparisons: metrics.comparisons.forGate(settings.gate) })
+  const callbacks = new Semaphore(settings.maxConcurrentCallbacks)
+  const gate: ShadowGate = {
+    rules: settings.shadowRules,
+    sample: createSampler(settings.samplingRate, deps.random),
+    maxBodyBytes: settings.maxBodyBytes,
+    breaker: deps.breaker,
+    callbacks,
+  }
+  const live = createLiveForwarder({
+    client: pool.client('live', settings.liveUrl),
+    timeoutMs: settings.liveTimeoutMs,
+    maxBodyBytes: settings.maxBodyBytes,
+    slotsBounded: settings.httpClient.maxConnsPerHost !== 0,
+  })
+  const shadow = pool.client('shadow', settings.shadowUrl)
+  const tasks = new BackgroundTasks()
+  const { server, inFlight } = metrics
+  const { shadowTimeoutMs, maxBodyBytes } = settings
+
+  function skip(reason: SkipReason, method: string, path: string): void {
+    skips.inc(reason)
+    if (reason === 'callbacks_full') {
+      warnings.warn('comparison dropped: too many background comparisons', {
+        'request.method': method,
+        'request.path': path,
+        max_concurrent_callbacks: settings.maxConcurrentCallbacks,
+      })
+    }
+  }
+
+  async function handle(request: Request, context: ForwardContext | undefined): Promise<Response> {
+    const started = performance.now()
+    const method = request.method
+    const url = request.url
+    const target = context?.pathAndQuery ?? pathAndQueryOf(url)
+    const headers = upstreamRequestHeaders(request.headers, {
+      clientAddress: context?.clientAddress,
+      proto: url.startsWith('https:') ? 'https' : 'http',
+    })
+    const body = method === 'GET' || method === 'HEAD' ? null : request.body
+    const reason = decideShadow(gate, method, target, body === null ? undefined : contentLength(request.headers))
+    let response: Response
+    if (reason !== undefined) {
+      skip(reason, method, target)
+      response = live.respond(await live.send(method, target, headers, body))
+    } else {
+      response = await shadowed(request, method, target, headers, body)
+    }
+    server.observe(method, response.status, (performance.now() - started) / 1000)
+    return response
+  }
+
+  /** Holds a callbacks slot on entry; every path below gives it back exactly once. */
+  async function shadowed(
+    request: Request,
+    method: string,
+    target: string,
+    headers: Headers,
+    body: ReadableStream<Uint8Array> | null,
+  ): Promise<Response> {
+    let bytes: Uint8Array = EMPTY
+    if (body !== null) {
+      try {
+        if (contentLength(request.headers) !== undefined) {
+          bytes = await request.bytes()
+        } else {
+          const read = await readRequestBody(body, maxBodyBytes)
+          if (read.kind === 'too-large') {
+            callbacks.release()
+            skip('body_too_large', method, target)
+            return live.respond(await live.send(method, target, headers, read.stream))
+          }
+          bytes = read.bytes
+        }
+      } catch (error) {
+        // The client went away mid-upload: nothing to forward or compare.
+        callbacks.release()
+        skip('report_failed', method, target)
+        logger.debug('request body could not be read', { 'request.method': method, 'request.path': target, error })
+        return problemResponse({
+          type: '/errors/bad-request',
+          title: 'Bad request',
+          status: 400,
+          detail: 'the request body could not be read',
+        })
+      }
+    }
+    const id = requestIdOf(request.headers)
+    const createdAt = new Date()
+    let settleLive!: (outcome: LiveOutcome) => void
+    const liveOutcome = new Promise<LiveOutcome>((resolve) => {
+      settleLive = resolve
+    })
+    inFlight.inc()
+    // Started first, so the shadow request leaves in the same tick as live's.
+    tasks.run(
+      (task) => compare(task.signal, task.abort, { id, method, target, headers, bytes, createdAt, liveOutcome }),
+      (error) => logger.error('background comparison failed unexpectedly', { error }),
+    )
+    const sendStarted = performance.now()
+    const result: LiveResult = await live.send(method, target, headers, bytes)
+    if (!result.ok) {
+      settleLive({
+        kind: 'no-response',
+        exchange: failedExchange(result.error.message, result.latencyMs, createdAt),
+      })
+      return live.respond(result)
+    }
+    const response = result.exchange.response
+    return live.respond(result, (end) =>
+      settleLive({ kind: 'response', response, end, latencyMs: performance.now() - sendStarted }),
+    )
+  }
+
+  interface Pending {
+    readonly id: string
+    readonly method: string
+    readonly target: string
+    readonly headers: Headers
+    readonly bytes: Uint8Array
+    readonly createdAt: Date
+    readonly liveOutcome: Promise<LiveOutcome>
+  }
+
+  /** The background half: the shadow exchange, live's body, then the sink. Never rejects. */
+  async function compare(signal: AbortSignal, abort: (reason: unknown) => void, pending: Pending): Promise<void> {
+    const timer = setTimeout(abort, shadowTimeoutMs, new TimeoutReason(shadowTimeoutMs))
+    let outcome: SinkOutcome
+    try {
+      const shadowSide = collectShadow(pending, signal)
+      const [liveSide, shadowExchange] = await Promise.all([untilAborted(pending.liveOutcome, signal), shadowSide])
+      clearTimeout(timer)
+      const liveExchange = toLiveExchange(liveSide, pending.createdAt)
+      if (liveExchange === 'too-large' || shadowExchange === 'too-large') {
+        outcome = { kind: 'skipped', reason: 'body_too_large' }
+      } else if (liveExchange === 'incomplete') {
+        outcome = { kind: 'skipped', reason: 'report_failed' }
+      } else {
+        const { path, rawQuery } = splitTarget(pending.target)
+        const capture: Capture = {
+          id: pending.id,
+          method: pending.method,
+          path,
+          rawQuery,
+          createdAt: pending.createdAt,
+          request: { headers: headerMapOf(pending.headers), body: pending.bytes },
+          live: liveExchange,
+          shadow: shadowExchange,
+        }
+        outcome = await sink.submit(capture, signal)
+      }
+    } catch (error) {
+      outcome = { kind: 'skipped', reason: 'report_failed' }
+      if (!(signal.reason instanceof DrainAbortReason)) {
+        warnings.warn('comparison abandoned', { 'request.path': pending.target, error })
+      }
+    } finally {
+      clearTimeout(timer)
+      callbacks.release()
+      inFlight.dec()
+    }
+    if (outcome.kind === 'skipped') skips.inc(outcome.reason)
+  }
+
+  async function collectShadow(pending: Pending, signal: AbortSignal): Promise<CapturedExchange | 'too-large'> {
+    const started = performance.now()
+    let done: (() => void) | undefined
+    try {
+      const exchange = await shadow.send({
+        method: pending.method,
+        pathAndQuery: pending.target,
+        headers: shadowRequestHeaders(pending.headers),
+        body: pending.bytes.byteLength > 0 ? pending.bytes : null,
+        signal,
+      })
+      done = exchange.done
+      const read = await readResponseBody(exchange.response, maxBodyBytes)
+      if (read.kind === 'too-large') return 'too-large'
+      const { response } = exchange
+      return {
+        status: response.status,
+        headers: headerMapOf(response.headers),
+        body: read.bytes,
+        latencyMs: Math.round(performance.now() - started),
+        createdAt: new Date(),
+      }
+    } catch (error) {
+      // Shutting down: not a shadow failure, the comparison is abandoned.
+      if (signal.reason instanceof DrainAbortReason) throw error
+      const failure = toUpstreamError(error, 'shadow', signal)
+      return failedExchange(failure.message, Math.round(performance.now() - started), new Date())
+    } finally {
+      done?.()
+    }
+  }
+
+  return {
+    settings,
+    metrics,
+    fetch: (request, context) => handle(request, context),
+    get inFlight() {
+      return tasks.size
+    },
+    drain: (timeoutMs = shadowTimeoutMs) => tasks.drain(timeoutMs),
+    async close(timeoutMs = shadowTimeoutMs) {
+      const result = await tasks.drain(timeoutMs)
+      warnings.flush()
+      if (ownPool) pool.close()
+      return result
+    },
+  }
+}
+
+/** Live's side of the capture, or why there is none to compare. */
+function toLiveExchange(outcome: LiveOutcome, createdAt: Date): CapturedExchange | 'too-large' | 'incomplete' {
+  if (outcome.kind === 'no-response') return outcome.exchange
+  const { response, end } = outcome
+  const latencyMs = Math.round(outcome.latencyMs)
+  switch (end.kind) {
+    case 'complete':
+      return { status: response.status, headers: headerMapOf(response.headers), body: end.bytes, latencyMs, createdAt }
+    case 'too-large':
+      return 'too-large'
+    case 'failed':
+      // Live broke off mid-body (the client got a truncated response).
+      return failedExchange(toUpstreamError(end.error, 'live').message + ' while sending the body', latencyMs, createdAt)
+    case 'cancelled':
+      // The client went away before live's body was through.
+      return 'incomplete'
+  }
+}
+
+/** Resolves as `promise` does, or rejects with the signal's reason once it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/** `http://host:8080/a/b?x=1` → `/a/b?x=1`. */
+export function pathAndQueryOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  return start === -1 ? '/' : url.slice(start)
+}
+
+function splitTarget(target: string): { path: string; rawQuery: string } {
+  const q = target.indexOf('?')
+  return q === -1 ? { path: target, rawQuery: '' } : { path: target.slice(0, q), rawQuery: target.slice(q + 1) }
+}

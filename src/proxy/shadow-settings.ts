@@ -1,0 +1,57 @@
+/**
+ * The settings of the shadowing core (`createShadowHandler`), shared by the
+ * proxy (from SVC_APP_* variables) and the `svc_gate` module (from its
+ * directive block): SPEC.md "Proxy, common" and "Web-server module".
+ */
+import type { DiffConfig } from '../diff/diff-config.ts'
+import type { ShadowRules } from './shadow-rules.ts'
+
+/**
+ * The outbound HTTP client (SVC_APP_HTTP_CLIENT_*, the module's
+ * `http_client { ... }`). How each maps onto Bun's fetch is in
+ * `upstream-pool.ts` and docs/proxy.md.
+ */
+export interface HttpClientSettings {
+  /** Idle pool size across hosts; 0 means unlimited. @default 100 */
+  readonly maxIdleConns: number
+  /** Idle connections per host; 0 means the runtime default of 2. @default 10 */
+  readonly maxIdleConnsPerHost: number
+  /** Total connections per host; 0 means unlimited. @default 100 */
+  readonly maxConnsPerHost: number
+  /** Idle connection lifetime in ms; 0 means no timeout. @default 90000 */
+  readonly idleConnTimeoutMs: number
+}
+
+export const DEFAULT_HTTP_CLIENT: HttpClientSettings = Object.freeze({
+  maxIdleConns: 100,
+  maxIdleConnsPerHost: 10,
+  maxConnsPerHost: 100,
+  idleConnTimeoutMs: 90_000,
+})
+
+/** What the core needs to forward, choose, bound and compare. */
+export interface ShadowSettings {
+  /** Base URL of live, without a trailing slash. */
+  readonly liveUrl: string
+  /** Base URL of shadow, without a trailing slash. */
+  readonly shadowUrl: string
+  /** The `gate` metric label: the gate UUID in API mode, `''` standalone and in the module. */
+  readonly gate: string
+  /** Bounds live until its response headers; expiry answers 504. @default 5000 */
+  readonly liveTimeoutMs: number
+  /** Bounds the whole shadow exchange, body included. @default 10000 */
+  readonly shadowTimeoutMs: number
+  /** Request and response bodies above this are not shadowed/compared; 0 means unlimited. */
+  readonly maxBodyBytes: number
+  /** Fraction of eligible requests shadowed, 0 to 1. @default 1 */
+  readonly samplingRate: number
+  /** Compiled once at startup (`compileShadowRules`), base rules included. */
+  readonly shadowRules: ShadowRules
+  /** Background comparisons at the same time; 0 means unbounded. @default 200 */
+  readonly maxConcurrentCallbacks: number
+  readonly httpClient: HttpClientSettings
+  /** Redacted on top of the defaults (SPEC.md "Field redaction"). */
+  readonly redactedFields: readonly string[]
+  /** How to compare (standalone and module); unused when an API computes the diff. */
+  readonly diff: DiffConfig
+}

@@ -1,0 +1,253 @@
+/**
+ * `bun run proxy` (DESIGN.md "One entry, one flag"): the proxy on
+ * SVC_APP_PORT and its admin server on SVC_APP_ADMIN_PORT, in standalone or
+ * API mode, with a graceful shutdown on SIGTERM/SIGINT.
+ */
+import { ConfigError } from '../config/config-error.ts'
+import type { Environment } from '../config/environment.ts'
+import { loadProxyConfig, type ApiModeConfig, type ProxyConfig } from '../config/proxy-config.ts'
+import { DEFAULT_DIFF_CONFIG, FieldPathError, Redaction } from '../diff/index.ts'
+import { createLogger, rateLimited, type Logger } from '../log/index.ts'
+import { registerProcessMetrics, Registry } from '../metrics/index.ts'
+import { Readiness, startAdminServer, type AdminServer } from './admin-server.ts'
+import { createApiClient } from './api-client.ts'
+import { createApiReporter } from './api-reporter.ts'
+import type { CaptureSink } from './capture.ts'
+import { CircuitBreaker } from './circuit-breaker.ts'
+import { plainAddress } from './forward-headers.ts'
+import { fetchGate } from './gate-fetch.ts'
+import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
+import { createShadowHandler, type ShadowHandler } from './shadow-handler.ts'
+import type { ShadowSettings } from './shadow-settings.ts'
+import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts'
+
+export interface RunningProxy {
+  /** `http://127.0.0.1:<port>` of the proxied traffic. */
+  readonly url: string
+  readonly port: number
+  readonly admin: AdminServer
+  readonly readiness: Readiness
+  readonly handler: ShadowHandler
+  /** The circuit breaker around API calls (API mode only). */
+  readonly breaker: CircuitBreaker | undefined
+  /**
+   * Graceful shutdown: readiness 503, no new connections, in-flight live
+   * requests finish (within the write timeout), background comparisons and
+   * reports drain within the shadow timeout, then everything closes.
+   */
+  stop(): Promise<void>
+}
+
+export interface CreateProxyOptions {
+  /** Interface to listen on. @default '0.0.0.0' */
+  readonly hostname?: string
+  readonly logger?: Logger
+  /** Rate-limited warnings interval, in ms. @default 10000 */
+  readonly warningIntervalMs?: number
+}
+
+/** Bun's `idleTimeout` is in whole seconds, at most 255. */
+const BUN_MAX_IDLE_SECONDS = 255
+
+/** Starts the proxy from a validated configuration; used by main.ts, the demo and the tests. */
+export async function createProxy(config: ProxyConfig, options: CreateProxyOptions = {}): Promise<RunningProxy> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat })
+  const hostname = options.hostname ?? '0.0.0.0'
+  for (const variable of config.ignoredVariables) {
+    logger.warn('variable ignored in this proxy mode', { variable, mode: config.mode.kind })
+  }
+  const registry = new Registry({
+    onCollectError: (error, metric) => logger.warn('metric collection failed', { metric: metric ?? '', error }),
+  })
+  const processMetrics = registerProcessMetrics(registry)
+  const metrics = createProxyMetrics(registry)
+  const readiness = new Readiness()
+  // Up first, so that /health/live answers and /health/ready says 503 while the gate is fetched.
+  const admin = startAdminServer({
+    port: config.adminPort,
+    hostname,
+    readiness,
+    registry: config.metricsEnabled ? registry : undefined,
+  })
+  const pool = createUpstreamPool({ settings: config.shadow.httpClient, metrics: metrics.client })
+
+  let wiring: { settings: ShadowSettings; sink: CaptureSink | undefined; breaker: CircuitBreaker | undefined }
+  try {
+    wiring =
+      config.mode.kind === 'standalone'
+        ? {
+            settings: {
+              ...config.shadow,
+              liveUrl: config.mode.liveUrl,
+              shadowUrl: config.mode.shadowUrl,
+              gate: '',
+              diff: config.mode.diff,
+            },
+            sink: undefined,
+            breaker: undefined,
+          }
+        : await apiModeWiring(config, config.mode, { logger, metrics, pool, warningIntervalMs: options.warningIntervalMs })
+  } catch (error) {
+    processMetrics.stop()
+    pool.close()
+    await admin.stop()
+    throw error
+  }
+
+  const handler = createShadowHandler(wiring.settings, {
+    logger,
+    metrics,
+    pool,
+    sink: wiring.sink,
+    breaker: wiring.breaker,
+    warningIntervalMs: options.warningIntervalMs,
+  })
+  const server = Bun.serve({
+    port: config.port,
+    hostname,
+    fetch: (request, bunServer) =>
+      handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
+    error(error) {
+      logger.error('proxy request failed unexpectedly', { error })
+      return new Response(JSON.stringify({ type: '/errors/internal', title: 'Internal server error', status: 500 }), {
+        status: 500,
+        headers: { 'content-type': 'application/problem+json' },
+      })
+    },
+    // One inactivity timeout for reading a request, writing a response and
+    // idle keep-alive (docs/proxy.md "Timeouts"); never below the write
+    // timeout, which is at least the live timeout.
+    idleTimeout: Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000)),
+    // Bodies above SVC_APP_MAX_BODY_SIZE are still forwarded to live, streamed.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  })
+  const port = server.port!
+  readiness.markReady()
+  logger.info('proxy listening', {
+    url: `http://${hostname}:${port}`,
+    admin: `http://${hostname}:${admin.port}`,
+    mode: config.mode.kind,
+    live: wiring.settings.liveUrl,
+    shadow: wiring.settings.shadowUrl,
+    gate: wiring.settings.gate || undefined,
+    sampling_rate: wiring.settings.samplingRate,
+  })
+
+  let stopping: Promise<void> | undefined
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    admin,
+    readiness,
+    handler,
+    breaker: wiring.breaker,
+    stop() {
+      stopping ??= (async () => {
+        readiness.markStopping()
+        logger.info('proxy shutting down', { in_flight_comparisons: handler.inFlight })
+        await stopServer(server, config.writeTimeoutMs)
+        const drained = await handler.drain(config.shadow.shadowTimeoutMs)
+        logger.info('background comparisons drained', { completed: drained.completed, aborted: drained.aborted })
+        pool.close()
+        processMetrics.stop()
+        await admin.stop()
+      })()
+      return stopping
+    },
+  }
+}
+
+/** Lets in-flight requests finish (idle keep-alive connections are closed), then forces the rest. */
+async function stopServer(server: Bun.Server<undefined>, boundMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const bounded = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, boundMs)
+  })
+  await Promise.race([server.stop(false), bounded])
+  clearTimeout(timer)
+  await server.stop(true)
+}
+
+interface ApiModeDeps {
+  readonly logger: Logger
+  readonly metrics: ProxyMetrics
+  readonly pool: UpstreamPool
+  readonly warningIntervalMs: number | undefined
+}
+
+/** API mode: the breaker, the API client, the gate fetched at startup, and the reporter. */
+async function apiModeWiring(config: ProxyConfig, mode: ApiModeConfig, deps: ApiModeDeps) {
+  const { logger, metrics, pool } = deps
+  const breaker = new CircuitBreaker(mode.breaker)
+  metrics.watchBreaker(breaker)
+  breaker.onStateChange((state, previous) => {
+    // DESIGN.md: while open, captures are "dropped, counted and logged (not per request)".
+    const attrs = { state, previous, delay_ms: mode.breaker.delayMs }
+    if (state === 'open') logger.warn('API circuit breaker open: captures are dropped until the API answers', attrs)
+    else logger.info('API circuit breaker state changed', attrs)
+  })
+  const client = createApiClient({
+    upstream: pool.client('api', mode.apiUrl),
+    apiKey: mode.apiKey,
+    policy: { maxRetries: mode.maxRetries, initialDelayMs: mode.retryDelayMs, deadlineMs: mode.apiTimeoutMs },
+    breaker,
+  })
+  logger.info('fetching gate', { api: mode.apiUrl, gate: mode.gateId })
+  const gate = await fetchGate(client, mode)
+  let redaction: Redaction
+  try {
+    redaction = new Redaction([...config.shadow.redactedFields, ...gate.redactedFields])
+  } catch (error) {
+    if (error instanceof FieldPathError) {
+      throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `has a redacted field the proxy cannot use (${error.message})`)
+    }
+    throw error
+  }
+  logger.info('gate fetched', { gate: gate.id, name: gate.name, live: gate.liveUrl, shadow: gate.shadowUrl })
+  const settings: ShadowSettings = {
+    ...config.shadow,
+    liveUrl: gate.liveUrl,
+    shadowUrl: gate.shadowUrl,
+    gate: gate.id,
+    redactedFields: redaction.fields,
+    // Unused: the API diffs with the gate's diff_config.
+    diff: DEFAULT_DIFF_CONFIG,
+  }
+  const sink = createApiReporter({
+    client,
+    gateId: gate.id,
+    redactHeaders: (headers) => redaction.headers(headers),
+    reported: metrics.reported.labels(gate.id),
+    warnings: rateLimited(logger, deps.warningIntervalMs ?? 10_000),
+  })
+  return { settings, sink, breaker }
+}
+
+function clientAddressOf(address: string | undefined): string | undefined {
+  return address === undefined ? undefined : plainAddress(address)
+}
+
+/** main.ts's entry: load the configuration, start, and shut down gracefully on SIGTERM/SIGINT. */
+export async function startProxy(env: Environment, _argv: string[]): Promise<void> {
+  const config = loadProxyConfig(env)
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+  const proxy = await createProxy(config, { logger })
+  let signalled = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn('second signal: exiting now', { signal })
+      process.exit(1)
+    }
+    signalled = true
+    logger.info('signal received', { signal })
+    proxy.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error })
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+}

@@ -1,0 +1,159 @@
+/**
+ * The outbound HTTP client: Bun's fetch, one `Bun.FetchSession` (its own
+ * keep-alive pool) per upstream origin, and a per-host semaphore. How the
+ * four SVC_APP_HTTP_CLIENT_* settings map (docs/proxy.md has the table):
+ *
+ * - MAX_CONNS_PER_HOST: enforced exactly by a semaphore per origin, held
+ *   from the request until its response body is done; 0 is unbounded.
+ * - MAX_IDLE_CONNS_PER_HOST: the session's `keepAlive.maxIdleSockets`
+ *   (0: the Go runtime's default of 2, as SPEC.md says).
+ * - MAX_IDLE_CONNS: caps each session's idle sockets as well; Bun keeps all
+ *   idle sockets of all sessions in one shared pool of 64 (DESIGN.md
+ *   "Verified pitfalls"), so no setting can exceed that.
+ * - IDLE_CONN_TIMEOUT: `keepAlive.idleTimeout`, in whole seconds rounded
+ *   up; Bun's socket timer moves in 4 s steps; 0 is Bun's longest (238 min).
+ */
+import type { HttpClientMetrics, SvcTarget, UpstreamRecorder } from '../metrics/index.ts'
+import { Semaphore } from './semaphore.ts'
+import type { HttpClientSettings } from './shadow-settings.ts'
+import { toUpstreamError } from './upstream-error.ts'
+
+/** The longest keep-alive idle timeout Bun accepts, in seconds (FetchSessionInit). */
+const BUN_MAX_IDLE_SECONDS = 14_280
+/** Go's http.DefaultMaxIdleConnsPerHost, which SPEC.md calls "the runtime default of 2". */
+const DEFAULT_IDLE_PER_HOST = 2
+
+export interface UpstreamRequest {
+  readonly method: string
+  /** Path and query, appended to the upstream's base URL. */
+  readonly pathAndQuery: string
+  readonly headers: Headers
+  readonly body: Uint8Array | ReadableStream<Uint8Array> | null
+  /** Aborts the wait for a connection slot, the request and its body. */
+  readonly signal: AbortSignal
+}
+
+/** One upstream (live, shadow or the API) at a base URL. */
+export interface UpstreamClient {
+  readonly target: SvcTarget
+  readonly baseUrl: string
+  /**
+   * Sends a request once a connection slot for the host is free. Resolves
+   * with the response as soon as its headers are in; the slot is held until
+   * `done()` of the returned exchange is called (after the body is read or
+   * forwarded). Rejects with an UpstreamError (slot released).
+   */
+  send(request: UpstreamRequest): Promise<UpstreamExchange>
+}
+
+export interface UpstreamExchange {
+  readonly response: Response
+  /** Milliseconds from sending to the response headers. */
+  readonly latencyMs: number
+  /** Frees the connection slot; idempotent. */
+  done(): void
+}
+
+export interface UpstreamPool {
+  /** The client of one upstream, made once; clients of one origin share a slot count and a pool. */
+  client(target: SvcTarget, baseUrl: string): UpstreamClient
+  /** Closes the idle connections of every session. */
+  close(): void
+}
+
+export interface UpstreamPoolOptions {
+  readonly settings: HttpClientSettings
+  /** Records `http_client_request_duration_seconds` per upstream. */
+  readonly metrics?: HttpClientMetrics
+}
+
+interface Host {
+  readonly session: Bun.FetchSession
+  readonly slots: Semaphore
+}
+
+export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
+  const { settings, metrics } = options
+  const hosts = new Map<string, Host>()
+  const keepAlive = {
+    idleTimeout: idleTimeoutSeconds(settings.idleConnTimeoutMs),
+    maxIdleSockets: maxIdlePerHost(settings),
+  }
+
+  function host(origin: string): Host {
+    let found = hosts.get(origin)
+    if (!found) {
+      found = {
+        session: new Bun.FetchSession({ keepAlive }),
+        slots: new Semaphore(settings.maxConnsPerHost),
+      }
+      hosts.set(origin, found)
+    }
+    return found
+  }
+
+  return {
+    client(target, baseUrl) {
+      const url = new URL(baseUrl)
+      const base = baseUrl.replace(/\/+$/, '')
+      const { session, slots } = host(url.origin)
+      const recorder: UpstreamRecorder | undefined = metrics?.forUpstream(target, url)
+      return {
+        target,
+        baseUrl: base,
+        async send(request) {
+          try {
+            await slots.acquire(request.signal)
+          } catch (error) {
+            throw toUpstreamError(error, target, request.signal)
+          }
+          const started = performance.now()
+          let response: Response
+          try {
+            response = await fetch(base + request.pathAndQuery, {
+              method: request.method,
+              headers: request.headers,
+              body: request.body,
+              signal: request.signal,
+              // A proxy forwards redirects to its client; it never follows them.
+              redirect: 'manual',
+              // DESIGN.md "Verified pitfalls": keep the exact bytes, compressed or not.
+              decompress: false,
+              session,
+              ...(request.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+            } as BunFetchRequestInit)
+          } catch (error) {
+            slots.release()
+            recorder?.observe(request.method, 0, (performance.now() - started) / 1000)
+            throw toUpstreamError(error, target, request.signal)
+          }
+          const latencyMs = performance.now() - started
+          recorder?.observe(request.method, response.status, latencyMs / 1000)
+          let released = false
+          return {
+            response,
+            latencyMs,
+            done() {
+              if (released) return
+              released = true
+              slots.release()
+            },
+          }
+        },
+      }
+    },
+    close() {
+      for (const { session } of hosts.values()) session.close()
+    },
+  }
+}
+
+function idleTimeoutSeconds(ms: number): number {
+  if (ms <= 0) return BUN_MAX_IDLE_SECONDS
+  return Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(ms / 1000))
+}
+
+function maxIdlePerHost(settings: HttpClientSettings): number {
+  const perHost = settings.maxIdleConnsPerHost === 0 ? DEFAULT_IDLE_PER_HOST : settings.maxIdleConnsPerHost
+  return settings.maxIdleConns === 0 ? perHost : Math.min(perHost, settings.maxIdleConns)
+}

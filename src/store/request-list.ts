@@ -1,0 +1,159 @@
+import type postgres from 'postgres'
+import { pathPattern } from './like-pattern.ts'
+import { isoString, toNumber, type Page, type RequestSummary, type SortOrder } from './rows.ts'
+
+/** listRequests sort keys (SPEC.md), defined once. */
+export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const
+export type RequestSortKey = (typeof REQUEST_SORT_KEYS)[number]
+
+/** listRequests (SPEC.md); the filters combine with AND. */
+export interface RequestListQuery {
+  limit: number
+  offset: number
+  /** Any of these methods, compared exactly (the API upper-cases them). */
+  method?: string[]
+  /** Case-sensitive, unanchored substring; `*` = any sequence, every other character literal. */
+  path?: string
+  /** created_at >= from. */
+  from?: Date
+  /** created_at <= to. */
+  to?: Date
+  has_diff?: boolean
+  sort: RequestSortKey
+  order: SortOrder
+}
+
+/** The summary columns of requests, as selected by SUMMARY_COLUMNS. */
+export interface SummaryRow {
+  id: string
+  method: string
+  path: string
+  raw_query: string
+  created_at: Date
+  live_status: number
+  live_latency_ms: string
+  shadow_status: number
+  shadow_latency_ms: string
+  has_diff: boolean
+}
+
+type Sql = postgres.Sql
+type Fragment = postgres.PendingQuery<postgres.Row[]>
+
+export function summaryColumns(sql: Sql): Fragment {
+  return sql`id, method, path, raw_query, created_at, live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff`
+}
+
+/**
+ * One page (in the order asked, ties broken by id in the same direction)
+ * and the number of matches, in two concurrent queries.
+ */
+export async function listRequests(sql: Sql, gateId: string, query: RequestListQuery): Promise<Page<RequestSummary>> {
+  const [rows, total] = await Promise.all([
+    sql<SummaryRow[]>`
+      SELECT ${summaryColumns(sql)} FROM requests
+      WHERE gate_id = ${gateId} ${rowFilters(sql, query)}
+      ${orderBy(sql, query.sort, query.order)}
+      LIMIT ${query.limit} OFFSET ${query.offset}`,
+    countRequests(sql, gateId, query),
+  ])
+  return { items: rows.map(toSummary), total }
+}
+
+/**
+ * The number of a gate's requests matching the filters, exactly:
+ * - no filter: the gate's counter (one row);
+ * - method, has_diff, from, to: the rollups' whole minutes inside
+ *   [from, to] plus the raw rows of the partial minutes at both ends;
+ * - a path filter: the matching rows are counted (see docs/storage.md
+ *   "What stays slow").
+ */
+export async function countRequests(sql: Sql, gateId: string, query: RequestListQuery): Promise<number> {
+  const methods = query.method?.length ? query.method : undefined
+  const unfiltered = methods === undefined && query.path === undefined && query.from === undefined &&
+    query.to === undefined && query.has_diff === undefined
+  if (unfiltered) {
+    const [row] = await sql<{ total: string }[]>`
+      SELECT request_count AS total FROM gate_counters WHERE gate_id = ${gateId}`
+    return toNumber(row?.total)
+  }
+  if (query.path !== undefined) {
+    const [row] = await sql<{ total: string }[]>`
+      SELECT count(*) AS total FROM requests WHERE gate_id = ${gateId} ${rowFilters(sql, query)}`
+    return toNumber(row?.total)
+  }
+  const measure =
+    query.has_diff === undefined
+      ? sql`r.request_count`
+      : query.has_diff
+        ? sql`r.diff_count`
+        : sql`r.request_count - r.diff_count`
+  const rawFilters = rowFilters(sql, { method: methods, has_diff: query.has_diff })
+  const [row] = await sql<{ total: string }[]>`
+    WITH b AS (${rangeBounds(sql, query.from, query.to)})
+    SELECT
+      (SELECT coalesce(sum(${measure}), 0) FROM request_rollups r, b
+        WHERE r.gate_id = ${gateId} AND r.bucket >= b.mid_from AND r.bucket < b.mid_to
+        ${methods === undefined ? sql`` : sql`AND r.method = ANY(${methods}::text[])`})
+      + (SELECT count(*) FROM requests, b
+        WHERE gate_id = ${gateId} AND created_at >= b.lo AND created_at < b.mid_from ${rawFilters})
+      + (SELECT count(*) FROM requests, b
+        WHERE gate_id = ${gateId} AND created_at >= b.mid_to AND created_at <= b.hi ${rawFilters})
+      AS total`
+  return toNumber(row?.total)
+}
+
+/**
+ * Splits [from, to] (inclusive, open ends as infinities) into
+ * [lo, mid_from) raw, [mid_from, mid_to) whole rollup minutes, [mid_to, hi]
+ * raw. Without a whole minute inside, mid_from = mid_to = lo and everything
+ * is raw. Timestamps have microsecond resolution, so a minute bucket b is
+ * whole iff lo <= b and b + 1 min - 1 µs <= hi.
+ */
+export function rangeBounds(sql: Sql, from: Date | undefined, to: Date | undefined): Fragment {
+  return sql`
+    SELECT lo, hi,
+      CASE WHEN f < t THEN f ELSE lo END AS mid_from,
+      CASE WHEN f < t THEN t ELSE lo END AS mid_to
+    FROM (
+      SELECT lo, hi,
+        request_bucket(lo + interval '1 minute' - interval '1 microsecond') AS f,
+        request_bucket(hi + interval '1 microsecond') AS t
+      FROM (SELECT coalesce(${from ?? null}::timestamptz, '-infinity') AS lo,
+                   coalesce(${to ?? null}::timestamptz, 'infinity') AS hi) AS p
+    ) AS x`
+}
+
+/**
+ * WHERE conditions on requests' own columns. has_diff is written as a
+ * literal so that the partial index requests_gate_diff_created_idx applies
+ * to generic plans too.
+ */
+function rowFilters(sql: Sql, query: Partial<RequestListQuery>): Fragment {
+  const methods = query.method?.length ? query.method : undefined
+  return sql`
+    ${methods === undefined ? sql`` : sql`AND method = ANY(${methods}::text[])`}
+    ${query.path === undefined ? sql`` : sql`AND path LIKE ${pathPattern(query.path)}`}
+    ${query.from === undefined ? sql`` : sql`AND created_at >= ${query.from}`}
+    ${query.to === undefined ? sql`` : sql`AND created_at <= ${query.to}`}
+    ${query.has_diff === undefined ? sql`` : query.has_diff ? sql`AND has_diff` : sql`AND NOT has_diff`}`
+}
+
+/** The sort key expressions match the indexes; `path` sorts by its first 512 characters (then id). */
+function orderBy(sql: Sql, sort: RequestSortKey, order: SortOrder): Fragment {
+  const key = sort === 'path' ? sql`left(path, 512)` : sort === 'method' ? sql`method` : sql`created_at`
+  return order === 'asc' ? sql`ORDER BY ${key} ASC, id ASC` : sql`ORDER BY ${key} DESC, id DESC`
+}
+
+export function toSummary(row: SummaryRow): RequestSummary {
+  return {
+    id: row.id,
+    method: row.method,
+    path: row.path,
+    ...(row.raw_query === '' ? {} : { raw_query: row.raw_query }),
+    created_at: isoString(row.created_at),
+    live_response: { status_code: row.live_status, latency_ms: toNumber(row.live_latency_ms) },
+    shadow_response: { status_code: row.shadow_status, latency_ms: toNumber(row.shadow_latency_ms) },
+    has_diff: row.has_diff,
+  }
+}

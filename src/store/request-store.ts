@@ -1,0 +1,188 @@
+import type postgres from 'postgres'
+import { ConflictError, InvalidBodyError, NotFoundError } from '../errors/app-error.ts'
+import { listRequests, summaryColumns, toSummary, type RequestListQuery, type SummaryRow } from './request-list.ts'
+import {
+  isoString,
+  toNumber,
+  type CaptureInput,
+  type HeaderMap,
+  type Page,
+  type PatchOp,
+  type RequestDetail,
+  type RequestSummary,
+} from './rows.ts'
+import { isUuid, SQLSTATE, sqlState } from './sql-errors.ts'
+
+export { REQUEST_SORT_KEYS, type RequestListQuery, type RequestSortKey } from './request-list.ts'
+
+export interface RequestStore {
+  /**
+   * Stores a capture with its payload and counts it in the rollups, in one
+   * statement. Idempotent on `id`: the same id under the same gate again
+   * stores and counts nothing and returns the stored summary with
+   * `created: false`.
+   * @throws ConflictError when the id exists under another gate.
+   * @throws NotFoundError when the gate does not exist (or is being deleted).
+   * @throws InvalidBodyError when a created_at string is not a timestamp.
+   */
+  insert(gateId: string, capture: CaptureInput): Promise<{ summary: RequestSummary; created: boolean }>
+  /** A page of the gate's requests and the number of matches (SPEC.md listRequests). */
+  list(gateId: string, query: RequestListQuery): Promise<Page<RequestSummary>>
+  /** One request of the gate with its payload; undefined when absent or under another gate. */
+  get(gateId: string, id: string): Promise<RequestDetail | undefined>
+}
+
+interface DetailRow extends SummaryRow {
+  gate_id: string
+  headers: HeaderMap
+  body: Uint8Array
+  live_response_id: string
+  live_headers: HeaderMap
+  live_body: Uint8Array
+  live_created_at: Date
+  shadow_response_id: string
+  shadow_headers: HeaderMap
+  shadow_body: Uint8Array
+  shadow_created_at: Date
+  diff: PatchOp[]
+}
+
+export function createRequestStore(sql: postgres.Sql): RequestStore {
+  async function stored(gateId: string, id: string) {
+    const [row] = await sql<(SummaryRow & { gate_id: string })[]>`
+      SELECT gate_id, ${summaryColumns(sql)} FROM requests WHERE id = ${id}`
+    if (!row) return undefined
+    if (row.gate_id !== gateId) throw new ConflictError(`a request with id ${id} already exists under another gate`)
+    return toSummary(row)
+  }
+
+  return {
+    async insert(gateId, capture) {
+      if (!isUuid(gateId)) throw new NotFoundError(`no gate with id ${gateId}`)
+      if (!isUuid(capture.id)) throw new InvalidBodyError('id must be a UUID', 'id')
+      let inserted: SummaryRow[]
+      try {
+        inserted = await sql<SummaryRow[]>`${insertStatement(sql, gateId, capture)}`
+      } catch (error) {
+        switch (sqlState(error)) {
+          case SQLSTATE.foreignKeyViolation:
+            throw new NotFoundError(`no gate with id ${gateId}`)
+          case SQLSTATE.invalidDatetimeFormat:
+          case SQLSTATE.datetimeFieldOverflow:
+            throw new InvalidBodyError('created_at must be an RFC 3339 date-time', 'created_at')
+          default:
+            throw error
+        }
+      }
+      const [row] = inserted
+      if (row) return { summary: toSummary(row), created: true }
+      // The id was already there: same gate → the stored summary; else 409.
+      const summary = await stored(gateId, capture.id)
+      if (summary) return { summary, created: false }
+      // Pruned or cascaded away in between: the id was taken a moment ago.
+      throw new ConflictError(`the request with id ${capture.id} was removed while being stored again`)
+    },
+
+    list: (gateId, query) => (isUuid(gateId) ? listRequests(sql, gateId, query) : Promise.resolve({ items: [], total: 0 })),
+
+    async get(gateId, id) {
+      if (!isUuid(gateId) || !isUuid(id)) return undefined
+      const [row] = await sql<DetailRow[]>`
+        SELECT r.gate_id, ${summaryColumns(sql)},
+          p.headers, p.body, p.live_response_id, p.live_headers, p.live_body, p.live_created_at,
+          p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff
+        FROM requests r JOIN request_payloads p ON p.request_id = r.id
+        WHERE r.id = ${id} AND r.gate_id = ${gateId}`
+      return row && toDetail(row)
+    },
+  }
+}
+
+/**
+ * The insert of a capture, its payload, its rollup minute and its gate's
+ * counter as one statement. Each step reads the previous one's RETURNING,
+ * so nothing is counted when the id already existed (ON CONFLICT DO
+ * NOTHING returns no row) and the row locks are always taken in the same
+ * order (requests, rollups, counters), the order cleanup uses too.
+ *
+ * synchronous_commit is off for this transaction only: the commit does not
+ * wait for its WAL flush, so the hot rollup and counter rows of a busy gate
+ * are held for microseconds instead of a disk flush. A database crash can
+ * lose the last fraction of a second of acknowledged captures, never leave
+ * counts out of step with rows (docs/storage.md "Ingest").
+ */
+function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
+  const live = c.live_response
+  const shadow = c.shadow_response
+  return sql`
+    WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS value),
+    ins AS (
+      INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
+        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
+      SELECT ${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
+        ${timestamp(c.created_at)}::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
+        ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean
+      FROM cfg
+      ON CONFLICT (id) DO NOTHING
+      RETURNING ${summaryColumns(sql)}, gate_id
+    ),
+    payload AS (
+      INSERT INTO request_payloads (request_id, headers, body,
+        live_response_id, live_headers, live_body, live_created_at,
+        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
+      SELECT id, ${JSON.stringify(c.headers)}::jsonb, ${c.body},
+        ${live.id}::uuid, ${JSON.stringify(live.headers)}::jsonb, ${live.body}, ${timestamp(live.created_at)}::timestamptz,
+        ${shadow.id}::uuid, ${JSON.stringify(shadow.headers)}::jsonb, ${shadow.body},
+        ${timestamp(shadow.created_at)}::timestamptz,
+        ${JSON.stringify(c.diff)}::jsonb
+      FROM ins
+    ),
+    rollup AS (
+      INSERT INTO request_rollups AS r (gate_id, bucket, method, request_count, diff_count)
+      SELECT gate_id, request_bucket(created_at), method, 1, CASE WHEN has_diff THEN 1 ELSE 0 END FROM ins
+      ON CONFLICT (gate_id, bucket, method) DO UPDATE
+        SET request_count = r.request_count + 1, diff_count = r.diff_count + excluded.diff_count
+      RETURNING r.gate_id
+    ),
+    counter AS (
+      INSERT INTO gate_counters AS c (gate_id, request_count, last_active)
+      SELECT rollup.gate_id, 1, ins.created_at FROM rollup, ins
+      ON CONFLICT (gate_id) DO UPDATE
+        SET request_count = c.request_count + 1, last_active = greatest(c.last_active, excluded.last_active)
+    )
+    SELECT ${summaryColumns(sql)} FROM ins`
+}
+
+function timestamp(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : value
+}
+
+function toDetail(row: DetailRow): RequestDetail {
+  const summary = toSummary(row)
+  return {
+    id: row.id,
+    method: row.method,
+    path: row.path,
+    ...(summary.raw_query === undefined ? {} : { raw_query: summary.raw_query }),
+    headers: row.headers,
+    body: row.body,
+    created_at: summary.created_at,
+    live_response: {
+      id: row.live_response_id,
+      status_code: row.live_status,
+      headers: row.live_headers,
+      body: row.live_body,
+      latency_ms: toNumber(row.live_latency_ms),
+      created_at: isoString(row.live_created_at),
+    },
+    shadow_response: {
+      id: row.shadow_response_id,
+      status_code: row.shadow_status,
+      headers: row.shadow_headers,
+      body: row.shadow_body,
+      latency_ms: toNumber(row.shadow_latency_ms),
+      created_at: isoString(row.shadow_created_at),
+    },
+    diff: { content: row.diff },
+  }
+}

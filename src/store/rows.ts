@@ -1,0 +1,137 @@
+/**
+ * What the stores return: plain objects in the JSON shapes of SPEC.md
+ * "Resources and their fields" (snake_case, timestamps as ISO-8601 strings
+ * in UTC with milliseconds), except that bodies are bytes, which the API
+ * base64-encodes.
+ */
+import type { DiffConfig } from '../diff/diff-config.ts'
+import type { PatchOp } from '../diff/patch-op.ts'
+
+export type { DiffConfig } from '../diff/diff-config.ts'
+export type { PatchOp } from '../diff/patch-op.ts'
+
+/** Header name to its values, as captured. */
+export type HeaderMap = Record<string, string[]>
+
+/** SPEC.md "GateStats": over the stored requests created in the last 24 h. */
+export interface GateStats {
+  request_count_24h: number
+  diff_count_24h: number
+  /** diff_count_24h / request_count_24h, 0 when there is no request. */
+  diff_rate: number
+  /** created_at of the most recent capture ever received; null when none. */
+  last_active: string | null
+}
+
+/** SPEC.md "Gate". */
+export interface Gate {
+  id: string
+  name: string
+  live_url: string
+  shadow_url: string
+  diff_config: DiffConfig
+  redacted_fields: string[]
+  /** Go duration as the user gave it; '' = the global retention floor. */
+  retention: string
+  created_at: string
+  stats: GateStats
+}
+
+/** What ingest needs from a gate (no statistics, one index lookup). */
+export interface GateSettings {
+  id: string
+  diff_config: DiffConfig
+  redacted_fields: string[]
+  retention: string
+}
+
+/** SPEC.md "ResponseSummary". */
+export interface ResponseSummary {
+  status_code: number
+  latency_ms: number
+}
+
+/** SPEC.md "Request (summary)". `raw_query` is omitted when empty. */
+export interface RequestSummary {
+  id: string
+  method: string
+  path: string
+  raw_query?: string
+  created_at: string
+  live_response: ResponseSummary
+  shadow_response: ResponseSummary
+  has_diff: boolean
+}
+
+/** SPEC.md "ResponsePayload", with the body as bytes. */
+export interface StoredResponse {
+  id: string
+  status_code: number
+  headers: HeaderMap
+  body: Uint8Array
+  latency_ms: number
+  created_at: string
+}
+
+/** SPEC.md "RequestDetail", with bodies as bytes. `raw_query` is omitted when empty. */
+export interface RequestDetail {
+  id: string
+  method: string
+  path: string
+  raw_query?: string
+  headers: HeaderMap
+  body: Uint8Array
+  created_at: string
+  live_response: StoredResponse
+  shadow_response: StoredResponse
+  diff: { content: PatchOp[] }
+}
+
+/** A response as ingest hands it to the store. */
+export interface ResponseInput {
+  id: string
+  status_code: number
+  headers: HeaderMap
+  body: Uint8Array
+  latency_ms: number
+  /** A Date, or an RFC 3339 string (kept to the microsecond by the database). */
+  created_at: Date | string
+}
+
+/** A capture as ingest hands it to the store: redacted, diffed, ready to keep. */
+export interface CaptureInput {
+  id: string
+  method: string
+  path: string
+  /** '' when there is none. */
+  raw_query: string
+  headers: HeaderMap
+  body: Uint8Array
+  /** A Date, or an RFC 3339 string (kept to the microsecond by the database). */
+  created_at: Date | string
+  live_response: ResponseInput
+  shadow_response: ResponseInput
+  has_diff: boolean
+  /** The diff's operations; empty when there is none. */
+  diff: PatchOp[]
+}
+
+/** A page of a list, and how many items match in all. */
+export interface Page<T> {
+  items: T[]
+  total: number
+}
+
+/** Sort directions of the list endpoints, defined once. */
+export const SORT_ORDERS = ['asc', 'desc'] as const
+export type SortOrder = (typeof SORT_ORDERS)[number]
+
+/** postgres.js gives timestamptz as Date; the API speaks ISO-8601 strings. */
+export function isoString(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString()
+}
+
+/** int8 and numeric arrive as strings from postgres.js; counts fit a double exactly. */
+export function toNumber(value: string | number | bigint | null | undefined): number {
+  return value === null || value === undefined ? 0 : Number(value)
+}

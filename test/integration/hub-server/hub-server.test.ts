@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runInNewContext } from 'node:vm'
+import { gunzipSync } from 'node:zlib'
+import { contentSecurityPolicy, startHubServer } from '../../../src/hub-server/index.ts'
+import type { HubServer } from '../../../src/hub-server/index.ts'
+
+const API = 'http://api.example.test:8090/base'
+const KEY = 'hub-test-key-0123456789'
+
+/** SPEC.md "Response security headers", the hub's static server. */
+const SECURITY = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; " +
+    "connect-src 'self' http://api.example.test:8090; object-src 'none'; base-uri 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'",
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+}
+
+let tmp: string
+let distDir: string
+let hub: HubServer
+let script: string
+
+/** Sends a request line exactly as written (fetch would normalise the path). */
+function rawGet(path: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const port = hub.server.port as number
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+    })
+    let data = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (d) => (data += d))
+    socket.on('end', () => resolve({ status: Number(data.split(' ')[1]), text: data }))
+    socket.on('error', reject)
+  })
+}
+
+const get = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init)
+
+function expectSecurityHeaders(res: Response) {
+  for (const [name, value] of Object.entries(SECURITY)) expect(res.headers.get(name)).toBe(value)
+}
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'svc-hub-it-'))
+  distDir = join(tmp, 'dist')
+  await writeFile(join(tmp, 'secret.txt'), 'TOP-SECRET-OUTSIDE-DIST')
+  // No build there yet: the server must build first.
+  hub = await startHubServer({ port: 0, hostname: '127.0.0.1', apiBaseUrl: API, apiKey: KEY, distDir })
+  const html = await (await get('/')).text()
+  script = /src="(\/assets\/main-[^"]+\.js)"/.exec(html)?.[1] ?? ''
+  // A symlink inside the build that points outside it must not be followed.
+  await symlink(join(tmp, 'secret.txt'), join(distDir, 'assets', 'link.txt'))
+  await mkdir(join(distDir, '.hidden'), { recursive: true })
+  await writeFile(join(distDir, '.hidden', 'x.txt'), 'hidden')
+})
+
+afterAll(async () => {
+  await hub?.stop()
+  await rm(tmp, { recursive: true, force: true })
+})
+
+describe('hub server', () => {
+  test('builds the hub when the dist directory holds no build', async () => {
+    expect(await Bun.file(join(distDir, 'index.html')).exists()).toBe(true)
+    expect(script).toMatch(/^\/assets\/main-[a-z0-9]+\.js$/)
+  })
+
+  test('/health answers 200 and is left untouched: no security headers', async () => {
+    const res = await get('/health')
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('ok\n')
+    for (const name of Object.keys(SECURITY)) expect(res.headers.has(name)).toBe(false)
+  })
+
+  test('the index has exactly the SPEC.md security headers and is not cached', async () => {
+    const res = await get('/')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toStartWith('text/html')
+    expect(res.headers.get('cache-control')).toBe('no-cache')
+    expectSecurityHeaders(res)
+    const html = await res.text()
+    expect(html).toContain('<script src="/config.js"></script>')
+    // CSP-safe: no inline script or style in the page.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
+    expect(html).not.toMatch(/<style|\sstyle=/)
+  })
+
+  test.each(['/gates/6f1c2a8e-1111-4222-8333-444455556666', '/gates/g/requests/r', '/gates?has_diff=true', '/index.html'])(
+    'client route %p gets the SPA index',
+    async (path) => {
+      const res = await get(path)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('cache-control')).toBe('no-cache')
+      expect(await res.text()).toContain('<svc-app></svc-app>')
+      expectSecurityHeaders(res)
+    },
+  )
+
+  test('/config.js carries the runtime configuration and is never cached', async () => {
+    const res = await get('/config.js')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toStartWith('text/javascript')
+    expect(res.headers.get('cache-control')).toContain('no-cache')
+    expect(res.headers.get('cache-control')).toContain('no-store')
+    expectSecurityHeaders(res)
+    const sandbox: { globalThis?: unknown; __SVC_HUB_CONFIG__?: unknown } = {}
+    runInNewContext(await res.text(), sandbox)
+    expect(sandbox.__SVC_HUB_CONFIG__).toEqual({ apiBaseUrl: API, apiKey: KEY })
+  })
+
+  test('hashed assets are cached for a year and immutable, gzip when accepted', async () => {
+    const plain = await get(script, { headers: { 'Accept-Encoding': 'identity' } })
+    expect(plain.status).toBe(200)
+    expect(plain.headers.get('content-type')).toStartWith('text/javascript')
+    expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(plain.headers.get('content-encoding')).toBeNull()
+    expectSecurityHeaders(plain)
+    const body = new Uint8Array(await plain.arrayBuffer())
+
+    const gz = await get(script, { headers: { 'Accept-Encoding': 'gzip, br' }, decompress: false } as RequestInit)
+    expect(gz.headers.get('content-encoding')).toBe('gzip')
+    expect(gz.headers.get('vary')).toBe('Accept-Encoding')
+    expect(new Uint8Array(gunzipSync(new Uint8Array(await gz.arrayBuffer())))).toEqual(body)
+  })
+
+  test.each(['/assets/main-00000000.js', '/favicon.ico', '/robots.txt', '/.hidden/x.txt', '/assets/link.txt'])(
+    'a missing or hidden file %p is a 404, not the index',
+    async (path) => {
+      const res = await get(path)
+      expect(res.status).toBe(404)
+      expectSecurityHeaders(res)
+    },
+  )
+
+  test.each([
+    '/../secret.txt',
+    '/../../../../etc/passwd',
+    '/%2e%2e/secret.txt',
+    '/%2E%2E/%2E%2E/etc/passwd',
+    '/..%2fsecret.txt',
+    '/assets/..%2f..%2fsecret.txt',
+    '/assets/%2e%2e%2f%2e%2e%2fsecret.txt',
+    '/..%5csecret.txt',
+    '/%00/secret.txt',
+    '/assets/%c0%ae%c0%ae/secret.txt',
+    '//etc/passwd',
+  ])('traversal %p never escapes the build', async (path) => {
+    const res = await rawGet(path)
+    // URL parsing may fold `..` away first; what is left is then an unknown
+    // client route, answered with the SPA index.
+    if (res.status === 200) expect(res.text).toContain('<svc-app></svc-app>')
+    else expect([400, 404]).toContain(res.status)
+    expect(res.text).not.toContain('TOP-SECRET')
+    expect(res.text).not.toContain('root:')
+    expect(res.text).toContain('X-Frame-Options: DENY')
+  })
+
+  test('only GET and HEAD are served', async () => {
+    const post = await get('/', { method: 'POST', body: 'x' })
+    expect(post.status).toBe(405)
+    expect(post.headers.get('allow')).toBe('GET, HEAD')
+    expectSecurityHeaders(post)
+    const head = await get('/', { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+  })
+
+  test('the favicon is served with a short cache', async () => {
+    const res = await get('/favicon.svg')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toStartWith('image/svg+xml')
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600')
+  })
+})
+
+describe('runtime config script', () => {
+  test('values cannot break out of the expression', async () => {
+    const nasty = `k"';</script><script>alert(1)</script>\u2028\u2029\\`
+    const tmp2 = await mkdtemp(join(tmpdir(), 'svc-hub-it2-'))
+    const other = await startHubServer({ port: 0, hostname: '127.0.0.1', apiBaseUrl: '', apiKey: nasty, distDir })
+    try {
+      const res = await fetch(`${other.url}/config.js`)
+      const sandbox: { __SVC_HUB_CONFIG__?: unknown } = {}
+      runInNewContext(await res.text(), sandbox)
+      expect(sandbox.__SVC_HUB_CONFIG__).toEqual({ apiBaseUrl: '', apiKey: nasty })
+      // Without an API base, the API is the hub's own origin: connect-src stays 'self'.
+      expect(res.headers.get('content-security-policy')).toContain("connect-src 'self';")
+    } finally {
+      await other.stop()
+      await rm(tmp2, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('contentSecurityPolicy', () => {
+  test('connect-src is widened by the API origin only (no path)', () => {
+    expect(contentSecurityPolicy('https://api.example.com/v1/')).toContain("connect-src 'self' https://api.example.com;")
+  })
+
+  test.each(['api.example.com', 'ftp://x', 'javascript:alert(1)'])('refuses %p as an API base', (base) => {
+    expect(() => contentSecurityPolicy(base)).toThrow('must be an absolute http(s) URL')
+  })
+})

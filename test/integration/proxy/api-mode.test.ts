@@ -1,0 +1,296 @@
+/**
+ * The proxy in API mode against the real API (test/support/api-server.ts,
+ * PostgreSQL backend). A small switchable front sits between them so the
+ * API can go down and come back on the same address.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ConfigError } from '../../../src/config/config-error.ts'
+import { loadProxyConfig } from '../../../src/config/proxy-config.ts'
+import { createLogger } from '../../../src/log/index.ts'
+import { createProxy } from '../../../src/proxy/start-proxy.ts'
+import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
+import { freePort, json, JSON_DOCUMENT, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { startTestProxy, sumSamples, type ProxyUnderTest } from './proxy-harness.ts'
+
+/** Passes requests to the API, or answers 503, or is down (connection refused). */
+interface ApiFront {
+  readonly url: string
+  setMode(mode: 'pass' | 'fail' | 'down'): void
+  stop(): void
+}
+
+function startApiFront(target: string): ApiFront {
+  const port = freePort()
+  let mode: 'pass' | 'fail' | 'down' = 'pass'
+  const serve = () =>
+    Bun.serve({
+      hostname: '127.0.0.1',
+      port,
+      async fetch(request) {
+        if (mode === 'fail') return new Response('{"title":"unavailable"}', { status: 503 })
+        const url = new URL(request.url)
+        const upstream = await fetch(target + url.pathname + url.search, {
+          method: request.method,
+          headers: request.headers,
+          body: request.method === 'GET' ? undefined : await request.arrayBuffer(),
+        })
+        return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers: upstream.headers })
+      },
+    })
+  let server: ReturnType<typeof serve> | undefined = serve()
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setMode(next) {
+      mode = next
+      if (next === 'down' && server) {
+        server.stop(true)
+        server = undefined
+      } else if (next !== 'down' && !server) {
+        server = serve()
+      }
+    },
+    stop: () => void server?.stop(true),
+  }
+}
+
+let api: TestApi
+let front: ApiFront
+let live: TestUpstream
+let shadow: TestUpstream
+let stopPair: () => Promise<void>
+let gateId: string
+
+beforeAll(async () => {
+  const pair = await startUpstreamPair()
+  live = pair.live
+  shadow = pair.shadow
+  stopPair = pair.stop
+  api = await startTestApi('postgres')
+  front = startApiFront(api.url)
+  const created = await api.call('POST', '/gates', { name: 'proxy-api-mode', live_url: live.url, shadow_url: shadow.url })
+  gateId = ((await created.json()) as { data: { id: string } }).data.id
+})
+
+afterAll(async () => {
+  front.stop()
+  await api.stop()
+  await stopPair()
+})
+
+function apiEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    SVC_APP_API_URL: front.url,
+    SVC_APP_GATE_ID: gateId,
+    SVC_APP_API_KEY: TEST_API_KEY,
+    SVC_APP_API_TIMEOUT: '3s',
+    SVC_APP_RETRY_DELAY: '100ms',
+    ...extra,
+  }
+}
+
+async function withProxy(env: Record<string, string>, body: (proxy: ProxyUnderTest) => Promise<void>): Promise<void> {
+  front.setMode('pass')
+  live.reset()
+  shadow.reset()
+  const proxy = await startTestProxy(apiEnv(env))
+  try {
+    await body(proxy)
+  } finally {
+    await proxy.stop()
+  }
+}
+
+interface StoredRequest {
+  id: string
+  method: string
+  path: string
+  raw_query?: string
+  has_diff: boolean
+  headers: Record<string, string[]>
+  body: string
+  live_response: { status_code: number; body: string; headers: Record<string, string[]> }
+  shadow_response: { status_code: number; body: string }
+  diff: { content: Array<{ op: string; path: string; value?: unknown }> }
+}
+
+async function stored(id: string): Promise<StoredRequest> {
+  const response = await api.call('GET', `/gates/${gateId}/requests/${id}`)
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { data: StoredRequest }).data
+}
+
+describe('API mode', () => {
+  test('fetches the gate at startup and reports each capture with its request id', () =>
+    withProxy({}, async (proxy) => {
+      expect((await fetch(`${proxy.adminUrl}/health/ready`)).status).toBe(200)
+      const id = crypto.randomUUID()
+      const response = await fetch(`${proxy.url}/json?page=3`, {
+        headers: { 'x-request-id': id, authorization: 'Bearer end-user-secret' },
+      })
+      expect(await response.text()).toBe(JSON.stringify(JSON_DOCUMENT))
+      const counts = await proxy.settled()
+      expect(counts.reported).toBe(1)
+      const request = await stored(id)
+      expect(request).toMatchObject({ id, method: 'GET', path: '/json', raw_query: 'page=3', has_diff: false })
+      expect(request.headers['Authorization']).toEqual(['[REDACTED]'])
+      expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
+      expect(request.live_response.status_code).toBe(200)
+      // The proxy computes no diff in API mode.
+      expect(await proxy.metric('svc_responses_compared_total')).toBe(0)
+    }))
+
+  test('the API computes the diff of what the proxy sent', () =>
+    withProxy({}, async (proxy) => {
+      shadow.route('/json', () => json({ ...JSON_DOCUMENT, pagination: { ...JSON_DOCUMENT.pagination, total: 99 } }))
+      const id = crypto.randomUUID()
+      await (await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': id } })).text()
+      await proxy.settled()
+      const request = await stored(id)
+      expect(request.has_diff).toBe(true)
+      expect(request.diff.content).toEqual([{ op: 'replace', path: '/body/pagination/total', value: 99 }])
+    }))
+
+  test('a shadow that is down is stored with shadow status 0 and the error as body', async () => {
+    const created = await api.call('POST', '/gates', {
+      name: 'proxy-api-mode-down',
+      live_url: live.url,
+      shadow_url: `http://127.0.0.1:${freePort()}`,
+    })
+    const downGate = ((await created.json()) as { data: { id: string } }).data.id
+    const proxy = await startTestProxy(apiEnv({ SVC_APP_GATE_ID: downGate }))
+    try {
+      const id = crypto.randomUUID()
+      expect((await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': id } })).status).toBe(200)
+      await proxy.settled()
+      const response = await api.call('GET', `/gates/${downGate}/requests/${id}`)
+      const request = ((await response.json()) as { data: StoredRequest }).data
+      expect(request.shadow_response.status_code).toBe(0)
+      expect(Buffer.from(request.shadow_response.body, 'base64').toString()).toBe('shadow: connection refused')
+      expect(request.has_diff).toBe(true)
+    } finally {
+      await proxy.stop()
+    }
+  })
+})
+
+describe('API mode startup', () => {
+  const logger = createLogger({ level: 'error', format: 'json', write: () => {} })
+
+  async function startupError(env: Record<string, string>): Promise<ConfigError> {
+    try {
+      const proxy = await createProxy(loadProxyConfig({ SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: '0', ...apiEnv(env) }), {
+        hostname: '127.0.0.1',
+        logger,
+      })
+      await proxy.stop()
+    } catch (error) {
+      if (error instanceof ConfigError) return error
+      throw error
+    }
+    throw new Error('expected a ConfigError')
+  }
+
+  test('an unknown gate fails startup with one line', async () => {
+    const unknown = crypto.randomUUID()
+    expect((await startupError({ SVC_APP_GATE_ID: unknown })).message).toBe(
+      `SVC_APP_GATE_ID: "${unknown}" names no gate at ${front.url} (HTTP 404)`,
+    )
+  })
+
+  test('a refused key fails startup without echoing it', async () => {
+    const error = await startupError({ SVC_APP_API_KEY: 'wrong-key-0123456789' })
+    expect(error.message).toBe(`SVC_APP_API_KEY: the value (20 characters, not shown) was refused by the API at ${front.url} (HTTP 401)`)
+  })
+
+  test('an API that is down fails startup after its retries, within SVC_APP_API_TIMEOUT', async () => {
+    front.setMode('down')
+    try {
+      const started = performance.now()
+      const error = await startupError({ SVC_APP_API_TIMEOUT: '2s', SVC_APP_RETRY_DELAY: '100ms' })
+      expect(error.message).toStartWith(`SVC_APP_API_URL: "${front.url}" did not answer GET /gates/${gateId} in time (api: connection refused, 4 attempts)`)
+      expect(performance.now() - started).toBeLessThan(4000)
+    } finally {
+      front.setMode('pass')
+    }
+  })
+
+  test('/health/ready is 503 until the gate is fetched', async () => {
+    front.setMode('fail')
+    const adminPort = freePort()
+    const starting = createProxy(
+      loadProxyConfig({ SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: String(adminPort), ...apiEnv({ SVC_APP_RETRY_DELAY: '300ms', SVC_APP_MAX_RETRIES: '5', SVC_APP_API_TIMEOUT: '20s' }) }),
+      { hostname: '127.0.0.1', logger },
+    )
+    const adminUrl = `http://127.0.0.1:${adminPort}`
+    const notReady = await waitFor(async () => {
+      try {
+        const response = await fetch(`${adminUrl}/health/ready`)
+        return response.status
+      } catch {
+        return undefined
+      }
+    }, 5000, 'the admin server')
+    expect(notReady).toBe(503)
+    expect((await fetch(`${adminUrl}/health/live`)).status).toBe(200)
+    front.setMode('pass')
+    const proxy = await starting
+    try {
+      expect((await fetch(`${adminUrl}/health/ready`)).status).toBe(200)
+    } finally {
+      await proxy.stop()
+    }
+  })
+})
+
+describe('API down mid-traffic', () => {
+  test('the breaker opens, captures are dropped and counted, live never waits; it half-opens and closes when the API is back', () =>
+    withProxy(
+      {
+        SVC_APP_MAX_RETRIES: '0',
+        SVC_APP_API_TIMEOUT: '1s',
+        SVC_APP_CB_FAILURE_THRESHOLD: '2',
+        SVC_APP_CB_DELAY: '1s',
+        SVC_APP_CB_SUCCESS_THRESHOLD: '2',
+      },
+      async (proxy) => {
+        const state = async (name: string) =>
+          sumSamples(await proxy.metricsText(), 'svc_api_circuit_breaker_state', { state: name })
+        const get = async () => {
+          const started = performance.now()
+          const response = await fetch(`${proxy.url}/json`)
+          await response.text()
+          expect(response.status).toBe(200)
+          return performance.now() - started
+        }
+        expect(await state('closed')).toBe(1)
+
+        front.setMode('down')
+        const latencies: number[] = []
+        for (let i = 0; i < 2; i++) {
+          latencies.push(await get())
+          await proxy.settled()
+        }
+        expect(await state('open')).toBe(1)
+        await proxy.waitForRecord('API circuit breaker open: captures are dropped until the API answers')
+        for (let i = 0; i < 5; i++) latencies.push(await get())
+        let counts = await proxy.settled()
+        expect(counts.skipped.report_failed).toBe(2)
+        expect(counts.skipped.breaker_open).toBe(5)
+        // While open, requests are not even shadowed.
+        expect(shadow.requests).toHaveLength(2)
+        // Live never waited for the API.
+        expect(Math.max(...latencies)).toBeLessThan(500)
+
+        front.setMode('pass')
+        // After SVC_APP_CB_DELAY the breaker is half-open; two successes close it.
+        await waitFor(async () => ((await state('half-open')) === 1 ? true : undefined), 5000, 'half-open')
+        await get()
+        await proxy.settled()
+        await get()
+        counts = await proxy.settled()
+        expect(await state('closed')).toBe(1)
+        expect(counts.reported).toBe(2)
+        expect(counts.reported + counts.skippedTotal).toBe(counts.received)
+      },
+    ), 30_000)
+})

@@ -1,0 +1,207 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError } from '../../../src/config/config-error.ts'
+import { loadProxyConfig } from '../../../src/config/proxy-config.ts'
+
+const STANDALONE = { SVC_APP_LIVE_URL: 'http://127.0.0.1:3000', SVC_APP_SHADOW_URL: 'http://127.0.0.1:3001' }
+const GATE_ID = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
+const API_KEY = 'proxy-key-0123456789'
+const API = { SVC_APP_API_URL: 'http://127.0.0.1:8090', SVC_APP_GATE_ID: GATE_ID, SVC_APP_API_KEY: API_KEY }
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadProxyConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('loadProxyConfig: SPEC.md "Proxy, common" defaults', () => {
+  test('applies every default', () => {
+    const config = loadProxyConfig(STANDALONE)
+    expect(config).toMatchObject({
+      port: 8080,
+      adminPort: 8081,
+      readTimeoutMs: 30_000,
+      writeTimeoutMs: 60_000,
+      idleTimeoutMs: 120_000,
+      metricsEnabled: true,
+      appEnv: 'development',
+      logLevel: 'debug',
+      logFormat: 'text',
+      shadow: {
+        liveTimeoutMs: 5000,
+        shadowTimeoutMs: 10_000,
+        maxBodyBytes: 10_485_760,
+        samplingRate: 1,
+        maxConcurrentCallbacks: 200,
+        httpClient: { maxIdleConns: 100, maxIdleConnsPerHost: 10, maxConnsPerHost: 100, idleConnTimeoutMs: 90_000 },
+        redactedFields: [],
+      },
+      ignoredVariables: [],
+    })
+    expect(Object.isFrozen(config)).toBe(true)
+    expect(Object.isFrozen(config.shadow)).toBe(true)
+  })
+
+  test('compiles the shadow rules once, base rules appended', () => {
+    const config = loadProxyConfig({ ...STANDALONE, SVC_APP_SHADOW_RULES: 'allow POST:/api/search' })
+    expect(config.shadow.shadowRules.shouldShadow('POST', '/api/search').shadow).toBe(true)
+    expect(config.shadow.shadowRules.shouldShadow('POST', '/api/orders').shadow).toBe(false)
+    expect(config.shadow.shadowRules.rules.map((r) => r.text)).toEqual([
+      'allow POST:/api/search',
+      'deny POST:*',
+      'deny PUT:*',
+      'deny DELETE:*',
+      'deny PATCH:*',
+    ])
+  })
+
+  test('0 is allowed where SPEC.md gives it a meaning', () => {
+    const config = loadProxyConfig({
+      ...STANDALONE,
+      SVC_APP_MAX_BODY_SIZE: '0',
+      SVC_APP_MAX_CONCURRENT_CALLBACKS: '0',
+      SVC_APP_SAMPLING_RATE: '0',
+      SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS: '0',
+      SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '0',
+      SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '0',
+      SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: '0',
+    })
+    expect(config.shadow).toMatchObject({
+      maxBodyBytes: 0,
+      maxConcurrentCallbacks: 0,
+      samplingRate: 0,
+      httpClient: { maxIdleConns: 0, maxIdleConnsPerHost: 0, maxConnsPerHost: 0, idleConnTimeoutMs: 0 },
+    })
+  })
+})
+
+describe('standalone mode', () => {
+  test('takes the URLs (trailing slash trimmed) and the diff options', () => {
+    const config = loadProxyConfig({
+      SVC_APP_LIVE_URL: 'http://live.internal:3000/',
+      SVC_APP_SHADOW_URL: 'http://shadow.internal:3000',
+      SVC_APP_DIFF_IGNORED_FIELDS: 'body.**.updated_at, headers.X-Trace',
+      SVC_APP_DIFF_INCLUDED_FIELDS: 'body.items',
+      SVC_APP_DIFF_FLOAT_TOLERANCE: '0.001',
+      SVC_APP_DIFF_SORT_ARRAYS: 'true',
+      SVC_APP_REDACTED_FIELDS: 'body.user.email',
+    })
+    expect(config.mode).toEqual({
+      kind: 'standalone',
+      liveUrl: 'http://live.internal:3000',
+      shadowUrl: 'http://shadow.internal:3000',
+      diff: {
+        ignored_fields: ['body.**.updated_at', 'headers.X-Trace'],
+        included_fields: ['body.items'],
+        float_tolerance: 0.001,
+        sort_arrays: true,
+      },
+    })
+    expect(config.shadow.redactedFields).toEqual(['body.user.email'])
+  })
+
+  test('lists API-mode variables that are set as ignored', () => {
+    expect(loadProxyConfig({ ...STANDALONE, SVC_APP_MAX_RETRIES: '5' }).ignoredVariables).toEqual(['SVC_APP_MAX_RETRIES'])
+  })
+
+  test('refuses a shadow URL equal to the live URL', () => {
+    expect(errorOf({ SVC_APP_LIVE_URL: 'http://a:1', SVC_APP_SHADOW_URL: 'http://a:1/' }).message).toBe(
+      'SVC_APP_SHADOW_URL: "http://a:1/" must differ from SVC_APP_LIVE_URL',
+    )
+  })
+})
+
+describe('API mode', () => {
+  test('takes the API, gate and breaker settings with their defaults', () => {
+    const config = loadProxyConfig(API)
+    // toEqual looks at own enumerable properties: the key is checked apart.
+    expect(config.mode as unknown).toEqual({
+      kind: 'api',
+      apiUrl: 'http://127.0.0.1:8090',
+      gateId: GATE_ID,
+      apiTimeoutMs: 30_000,
+      maxRetries: 3,
+      retryDelayMs: 1000,
+      breaker: { failureThreshold: 5, delayMs: 60_000, successThreshold: 2 },
+    })
+    expect(config.mode.kind === 'api' && config.mode.apiKey).toBe(API_KEY)
+  })
+
+  test('the API key is not enumerable: printing the configuration never shows it', () => {
+    const config = loadProxyConfig(API)
+    expect(JSON.stringify(config)).not.toContain(API_KEY)
+    expect(Bun.inspect(config)).not.toContain(API_KEY)
+  })
+
+  test('lists standalone-only variables that are set as ignored', () => {
+    expect(loadProxyConfig({ ...API, SVC_APP_DIFF_SORT_ARRAYS: 'true' }).ignoredVariables).toEqual([
+      'SVC_APP_DIFF_SORT_ARRAYS',
+    ])
+  })
+})
+
+describe('exactly one mode', () => {
+  test.each([
+    [{}, 'SVC_APP_API_URL or SVC_APP_LIVE_URL: is required; configure exactly one proxy mode: API mode (SVC_APP_API_URL, SVC_APP_GATE_ID, SVC_APP_API_KEY) or standalone mode (SVC_APP_LIVE_URL, SVC_APP_SHADOW_URL)'],
+    [{ ...STANDALONE, SVC_APP_GATE_ID: GATE_ID }, 'SVC_APP_LIVE_URL: is set together with SVC_APP_GATE_ID; configure exactly one proxy mode'],
+    [{ SVC_APP_SHADOW_URL: 'http://a:1' }, 'SVC_APP_LIVE_URL: is required in standalone mode (SVC_APP_SHADOW_URL is set)'],
+    [{ SVC_APP_API_URL: 'http://a:1', SVC_APP_GATE_ID: GATE_ID }, 'SVC_APP_API_KEY: is required in API mode (SVC_APP_API_URL is set)'],
+  ] as Array<[Record<string, string>, string]>)('%o', (env, line) => {
+    expect(errorOf(env).message).toStartWith(line)
+  })
+})
+
+describe('one clear line per invalid value', () => {
+  test.each([
+    ['SVC_APP_PORT', '70000', 'SVC_APP_PORT: "70000" must be an integer from 0 to 65535'],
+    ['SVC_APP_LIVE_TIMEOUT', '0s', 'SVC_APP_LIVE_TIMEOUT: "0s" must be a positive duration'],
+    ['SVC_APP_SHADOW_TIMEOUT', 'soon', 'SVC_APP_SHADOW_TIMEOUT: "soon" must be a duration such as "300ms", "1.5h" or "2h45m"'],
+    ['SVC_APP_MAX_BODY_SIZE', '-1', 'SVC_APP_MAX_BODY_SIZE: "-1" must be an integer of at least 0'],
+    ['SVC_APP_SAMPLING_RATE', '1.01', 'SVC_APP_SAMPLING_RATE: "1.01" must be a number from 0 to 1'],
+    ['SVC_APP_SAMPLING_RATE', '-0.1', 'SVC_APP_SAMPLING_RATE: "-0.1" must be a number from 0 to 1'],
+    ['SVC_APP_MAX_CONCURRENT_CALLBACKS', 'many', 'SVC_APP_MAX_CONCURRENT_CALLBACKS: "many" must be an integer of at least 0'],
+    ['SVC_APP_METRICS_ENABLED', 'yes', 'SVC_APP_METRICS_ENABLED: "yes" must be true or false'],
+    ['SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT', '-1s', 'SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: "-1s" must be a duration of 0 or more'],
+    ['SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST', '1.5', 'SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: "1.5" must be an integer of at least 0'],
+    ['SVC_APP_DIFF_FLOAT_TOLERANCE', '-0.5', 'SVC_APP_DIFF_FLOAT_TOLERANCE: "-0.5" must be a number of at least 0'],
+    ['SVC_APP_APP_ENV', 'staging', 'SVC_APP_APP_ENV: "staging" must be one of development, production'],
+    ['SVC_APP_LOG_LEVEL', 'trace', 'SVC_APP_LOG_LEVEL: "trace" must be one of debug, info, warn, error'],
+    ['SVC_APP_LIVE_URL', 'ftp://x', 'SVC_APP_LIVE_URL: "ftp://x" must be an http:// or https:// URL'],
+    ['SVC_APP_REDACTED_FIELDS', 'password', 'SVC_APP_REDACTED_FIELDS: "password" must be a comma-separated list of field paths'],
+    ['SVC_APP_DIFF_IGNORED_FIELDS', 'body.a,,params.b', 'SVC_APP_DIFF_IGNORED_FIELDS: "body.a,,params.b" must be a comma-separated list of field paths'],
+  ])('%s=%s', (variable, value, line) => {
+    expect(errorOf({ ...STANDALONE, [variable]: value }).message).toStartWith(line)
+  })
+
+  test('a malformed shadow rule names the rule and its position', () => {
+    expect(errorOf({ ...STANDALONE, SVC_APP_SHADOW_RULES: 'allow GET:/a, deny GET', }).message).toBe(
+      'SVC_APP_SHADOW_RULES: "allow GET:/a, deny GET" rule 2 "deny GET" must be "ACTION METHOD:path"',
+    )
+    expect(errorOf({ ...STANDALONE, SVC_APP_SHADOW_RULES: 'allow GET:api' }).message).toBe(
+      'SVC_APP_SHADOW_RULES: "allow GET:api" rule 1 "allow GET:api" has path "api"; expected a pattern that starts with "/" or "*"',
+    )
+  })
+
+  test('the admin port must differ from the port (both 0 picks two free ports)', () => {
+    expect(errorOf({ ...STANDALONE, SVC_APP_ADMIN_PORT: '8080' }).message).toBe('SVC_APP_ADMIN_PORT: "8080" must differ from SVC_APP_PORT')
+    expect(loadProxyConfig({ ...STANDALONE, SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: '0' }).adminPort).toBe(0)
+  })
+
+  test('the write timeout must be at least the live timeout', () => {
+    expect(errorOf({ ...STANDALONE, SVC_APP_LIVE_TIMEOUT: '90s' }).message).toBe(
+      'SVC_APP_WRITE_TIMEOUT: "60s" must be at least SVC_APP_LIVE_TIMEOUT (90s)',
+    )
+  })
+
+  test('the API key is never echoed', () => {
+    const error = errorOf({ ...API, SVC_APP_API_KEY: 'short-secret' })
+    expect(error.message).toBe('SVC_APP_API_KEY: the value (12 characters, not shown) must be at least 16 characters')
+  })
+
+  test('a gate id that is not a UUID', () => {
+    expect(errorOf({ ...API, SVC_APP_GATE_ID: 'gate-1' }).message).toStartWith('SVC_APP_GATE_ID: "gate-1" must be a UUID')
+  })
+})

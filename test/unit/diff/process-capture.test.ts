@@ -1,0 +1,262 @@
+import { afterEach, describe, expect, spyOn, test } from 'bun:test'
+import fc from 'fast-check'
+import zlib from 'node:zlib'
+import {
+  compileCaptureOptions,
+  DEFAULT_DIFF_CONFIG,
+  processCapture,
+  REDACTED,
+  type CaptureInput,
+  type CaptureOptions,
+  type HeaderMap,
+} from '../../../src/diff/index.ts'
+import { json, renderPath, type Json, type Segment } from './json-arbitraries.ts'
+
+const encode = (text: string) => new TextEncoder().encode(text)
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+const options = (
+  redactedFields: string[] = [],
+  extra: Partial<CaptureOptions> = {},
+): CaptureOptions => ({
+  diff: DEFAULT_DIFF_CONFIG,
+  redactedFields,
+  ...extra,
+})
+const capture = (live: unknown, shadow: unknown, headers: HeaderMap = {}): CaptureInput => ({
+  request: {
+    headers: { Authorization: ['Bearer request-secret'], 'Content-Type': ['application/json'] },
+    body: encode('{"password":"p1","user":"u"}'),
+  },
+  live: {
+    status: 200,
+    headers: { 'Content-Type': ['application/json'], ...headers },
+    body: encode(JSON.stringify(live)),
+  },
+  shadow: {
+    status: 200,
+    headers: { 'Content-Type': ['application/json'], ...headers },
+    body: encode(JSON.stringify(shadow)),
+  },
+})
+
+afterEach(() => {
+  // spyOn(JSON, 'parse') in one test must not leak into the next.
+  ;(JSON.parse as unknown as { mockRestore?: () => void }).mockRestore?.()
+})
+
+describe('processCapture: storage', () => {
+  test('redacts the request: default headers and configured body fields', () => {
+    const out = processCapture(capture({}, {}), options(['body.password']))
+    expect(out.request.headers.Authorization).toEqual([REDACTED])
+    expect(JSON.parse(decode(out.request.body))).toEqual({ password: REDACTED, user: 'u' })
+  })
+
+  test('keeps a body byte for byte when redaction changes nothing', () => {
+    const input = capture({ a: 1 }, { a: 2 })
+    const out = processCapture(input, options(['body.password']))
+    expect(out.live.body).toBe(input.live.body)
+    expect(out.shadow.body).toBe(input.shadow.body)
+    expect(out.live.headers).toBe(input.live.headers)
+  })
+
+  test('stores a redacted compressed body as plain UTF-8 JSON with headers to match', () => {
+    // Latin-1 text, gzip-compressed: both must be undone before redaction.
+    const latin1Gzip = (value: unknown) =>
+      new Uint8Array(zlib.gzipSync(Buffer.from(JSON.stringify(value), 'latin1')))
+    const headers = {
+      'Content-Type': ['application/json; charset=ISO-8859-1'],
+      'Content-Encoding': ['gzip'],
+      'Content-Length': ['40'],
+    }
+    const input: CaptureInput = {
+      request: { headers: {}, body: new Uint8Array() },
+      live: { status: 200, headers, body: latin1Gzip({ token: 't0p', v: 'é' }) },
+      shadow: {
+        status: 200,
+        headers: { ...headers, 'Content-Length': ['42'] },
+        body: latin1Gzip({ token: 'other', v: 'é' }),
+      },
+    }
+    const out = processCapture(input, options(['body.token']))
+    expect(JSON.parse(decode(out.live.body))).toEqual({ token: REDACTED, v: 'é' })
+    expect(out.live.headers).toEqual({ 'Content-Type': ['application/json; charset=utf-8'] })
+    expect(JSON.parse(decode(out.shadow.body))).toEqual({ token: REDACTED, v: 'é' })
+    // Compared as received: the stored copies' rewritten headers are no difference.
+    expect(out.comparison).toEqual({ kind: 'match' })
+  })
+
+  test('stores a non-JSON body as it is', () => {
+    const input = capture({}, {})
+    input.live.body = encode('password=p1&user=u')
+    const out = processCapture(input, options(['body.password']))
+    expect(out.live.body).toBe(input.live.body)
+  })
+
+  test('a redacted whole body is stored as [REDACTED], JSON or not', () => {
+    const input = capture({ a: 1 }, { a: 2 })
+    input.shadow.body = encode('plain text')
+    const out = processCapture(input, options(['body']))
+    expect(decode(out.live.body)).toBe(JSON.stringify(REDACTED))
+    expect(decode(out.shadow.body)).toBe(REDACTED)
+    expect(out.comparison).toEqual({ kind: 'match' })
+  })
+
+  test('a failed upstream keeps its error text and gives an error verdict', () => {
+    const input = capture({ a: 1 }, {})
+    input.shadow = { status: 0, headers: {}, body: encode('timeout after 10s') }
+    const out = processCapture(input, options(['body.a']))
+    expect(decode(out.shadow.body)).toBe('timeout after 10s')
+    expect(out.comparison).toEqual({ kind: 'error', cause: 'shadow failed: timeout after 10s' })
+    expect(JSON.parse(decode(out.live.body))).toEqual({ a: REDACTED })
+  })
+
+  test('a large body too deeply nested to parse is stored as [REDACTED] when body fields are redacted', () => {
+    const deep = '['.repeat(100_000) + '"secret"' + ']'.repeat(100_000)
+    const input = capture({}, {})
+    input.live.body = encode(deep)
+    const out = processCapture(input, options(['body.**.password']))
+    expect(decode(out.live.body)).toBe(REDACTED)
+    expect(processCapture(input, options()).live.body).toBe(input.live.body)
+  })
+
+  test('a deep body below the scan size is parsed, redacted and stored without overflow', () => {
+    let nested = '{"password":"p"}'
+    for (let i = 0; i < 10_000; i++) nested = `{"n":${nested}}`
+    const input = capture({}, {})
+    input.live.body = encode(nested)
+    const out = processCapture(input, options(['body.**.password']))
+    const stored = decode(out.live.body)
+    expect(stored).toContain(`"password":"${REDACTED}"`)
+    expect(stored).not.toContain('"p"')
+  })
+})
+
+describe('processCapture: comparison', () => {
+  test('compares the redacted responses; redacted fields never differ', () => {
+    const out = processCapture(
+      capture({ token: 'a', v: 1 }, { token: 'b', v: 2 }),
+      options(['body.token']),
+    )
+    expect(out.comparison).toEqual({
+      kind: 'diff',
+      ops: [{ op: 'replace', path: '/body/v', value: 2 }],
+    })
+  })
+
+  test('parses each body once, for redaction and comparison together', () => {
+    const parse = spyOn(JSON, 'parse')
+    processCapture(capture({ token: 'a', v: 1 }, { token: 'b', v: 2 }), options(['body.token']))
+    expect(parse).toHaveBeenCalledTimes(3)
+  })
+
+  test('does not parse equal bodies when no body field is redacted', () => {
+    const parse = spyOn(JSON, 'parse')
+    const out = processCapture(capture({ v: 1 }, { v: 1 }), options())
+    expect(parse).toHaveBeenCalledTimes(0)
+    expect(out.comparison).toEqual({ kind: 'match' })
+  })
+
+  test('compiled options give the same result as plain ones', () => {
+    const input = capture({ token: 'a', v: [1, 2] }, { token: 'b', v: [1, 3] })
+    const plain = options(['body.token'], {
+      diff: { ...DEFAULT_DIFF_CONFIG, ignored_fields: ['body.x'] },
+    })
+    expect(processCapture(input, compileCaptureOptions(plain))).toEqual(
+      processCapture(input, plain),
+    )
+  })
+
+  test('does not modify its input', () => {
+    const input = capture({ token: 'a' }, { token: 'b' })
+    const before = structuredClone(input)
+    processCapture(input, options(['body.token']))
+    expect(input).toEqual(before)
+  })
+})
+
+describe('processCapture: redacted values never appear anywhere in the output (fast-check)', () => {
+  /** A body with secrets planted at some places, and the field paths that name those places. */
+  const planted = fc
+    .tuple(
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), json, { maxKeys: 4 }),
+      fc.array(
+        fc.tuple(
+          fc.array(fc.constantFrom('a', 'b.c', 'x*', '#', 'k', '\\'), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          fc.boolean(),
+        ),
+        {
+          minLength: 1,
+          maxLength: 3,
+        },
+      ),
+    )
+    .map(([base, plants]) => {
+      const body = structuredClone(base) as { [key: string]: Json }
+      const fields: string[] = []
+      plants.forEach(([keys, inArray], n) => {
+        const secret = `SECRET-${n}-${keys.length}`
+        let node = body
+        for (const key of keys.slice(0, -1)) {
+          if (typeof node[key] !== 'object' || node[key] === null || Array.isArray(node[key]))
+            node[key] = {}
+          node = node[key] as { [key: string]: Json }
+        }
+        const last = keys[keys.length - 1]!
+        node[last] = inArray ? [secret, { deeper: secret }] : secret
+        const segments: Segment[] = ['body', ...keys].map((literal) => ({ literal }))
+        fields.push(renderPath(segments))
+      })
+      return { body, fields }
+    })
+
+  test('in stored headers, stored bodies and the patch', () => {
+    fc.assert(
+      fc.property(planted, planted, fc.boolean(), (live, shadow, gzip) => {
+        const liveText = JSON.stringify(live.body)
+        const input: CaptureInput = {
+          request: {
+            headers: {
+              authorization: ['Bearer SECRET-auth'],
+              'X-Api-Key': ['SECRET-key'],
+              'x-custom': ['SECRET-custom'],
+            },
+            body: encode(JSON.stringify(shadow.body)),
+          },
+          live: {
+            status: 200,
+            headers: {
+              'Set-Cookie': ['SECRET-cookie'],
+              ...(gzip ? { 'Content-Encoding': ['gzip'] } : {}),
+            },
+            body: gzip ? new Uint8Array(zlib.gzipSync(liveText)) : encode(liveText),
+          },
+          shadow: {
+            status: 200,
+            headers: { COOKIE: ['SECRET-c2'] },
+            body: encode(JSON.stringify(shadow.body)),
+          },
+        }
+        const out = processCapture(
+          input,
+          options([...live.fields, ...shadow.fields, 'headers.X-Custom']),
+        )
+        const stored = [
+          JSON.stringify([
+            out.request.headers,
+            out.live.headers,
+            out.shadow.headers,
+            out.comparison,
+          ]),
+          decode(out.request.body),
+          decode(out.live.body),
+          decode(out.shadow.body),
+        ].join('\n')
+        expect(stored).not.toContain('SECRET')
+      }),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -1,0 +1,142 @@
+import { describe, expect, test } from 'bun:test'
+import { compileRedaction, DEFAULT_REDACTED_FIELDS, REDACTED } from '../../../src/diff/index.ts'
+
+describe('redaction of headers (SPEC.md "Field redaction")', () => {
+  test('the four default headers are always redacted, every value, whatever the case', () => {
+    const headers = {
+      authorization: ['Bearer secret'],
+      COOKIE: ['a=1', 'b=2'],
+      'Set-Cookie': ['s=1'],
+      'x-api-key': ['k'],
+      'Content-Type': ['application/json'],
+    }
+    expect(compileRedaction().headers(headers)).toEqual({
+      authorization: [REDACTED],
+      COOKIE: [REDACTED, REDACTED],
+      'Set-Cookie': [REDACTED],
+      'x-api-key': [REDACTED],
+      'Content-Type': ['application/json'],
+    })
+    expect(headers.authorization).toEqual(['Bearer secret'])
+  })
+
+  test('extra fields add to the defaults, never replace them', () => {
+    const redaction = compileRedaction(['headers.X-Secret'])
+    expect(redaction.fields).toEqual([...DEFAULT_REDACTED_FIELDS, 'headers.X-Secret'])
+    expect(redaction.headers({ Authorization: ['a'], 'x-secret': ['s'] })).toEqual({
+      Authorization: [REDACTED],
+      'x-secret': [REDACTED],
+    })
+  })
+
+  test('wildcards name many headers', () => {
+    expect(
+      compileRedaction(['headers.x-*-token']).headers({ 'X-Auth-Token': ['t'], 'X-Other': ['o'] }),
+    ).toEqual({
+      'X-Auth-Token': [REDACTED],
+      'X-Other': ['o'],
+    })
+  })
+
+  test('a path may name one value of a header', () => {
+    expect(
+      compileRedaction(['headers.X-Multi.1']).headers({ 'x-multi': ['keep', 'hide'] }),
+    ).toEqual({
+      'x-multi': ['keep', REDACTED],
+    })
+  })
+
+  test('returns the same map when nothing is redacted', () => {
+    const headers = { 'Content-Type': ['text/plain'] }
+    expect(compileRedaction().headers(headers)).toBe(headers)
+  })
+
+  test('X-Svc-Mode is not redacted by default (SPEC.md rule 6)', () => {
+    expect(compileRedaction().headers({ 'X-Svc-Mode': ['shadow'] })).toEqual({
+      'X-Svc-Mode': ['shadow'],
+    })
+  })
+})
+
+describe('redaction of JSON bodies', () => {
+  const redact = (fields: string[], body: unknown) => compileRedaction(fields).json(body)
+
+  test.each([
+    [
+      'a field keeps its key',
+      ['body.password'],
+      { password: 'p', user: 'u' },
+      { password: REDACTED, user: 'u' },
+    ],
+    [
+      'an object field becomes the string',
+      ['body.card'],
+      { card: { number: '4111' } },
+      { card: REDACTED },
+    ],
+    [
+      'a nested field',
+      ['body.user.email'],
+      { user: { email: 'e', name: 'n' } },
+      { user: { email: REDACTED, name: 'n' } },
+    ],
+    [
+      'every element with #',
+      ['body.users.#.email'],
+      { users: [{ email: 'a' }, { email: 'b' }] },
+      { users: [{ email: REDACTED }, { email: REDACTED }] },
+    ],
+    ['one element by index', ['body.users.1'], { users: ['a', 'b'] }, { users: ['a', REDACTED] }],
+    [
+      'at any depth with **',
+      ['body.**.token'],
+      { token: 1, a: [{ token: 2 }, { b: { token: 3 } }] },
+      { token: REDACTED, a: [{ token: REDACTED }, { b: { token: REDACTED } }] },
+    ],
+    [
+      'a glob key',
+      ['body.secret_*'],
+      { secret_a: 1, secret_b: 2, public: 3 },
+      { secret_a: REDACTED, secret_b: REDACTED, public: 3 },
+    ],
+    ['an escaped dot', ['body.a\\.b'], { 'a.b': 1, a: { b: 2 } }, { 'a.b': REDACTED, a: { b: 2 } }],
+    ['body keys are case-sensitive', ['body.Password'], { password: 'p' }, { password: 'p' }],
+    ['a missing field changes nothing', ['body.nope'], { yes: 1 }, { yes: 1 }],
+  ])('%s', (_, fields, body, expected) => {
+    const result = redact(fields, structuredClone(body))
+    expect(result.value).toEqual(expected)
+    expect(result.changed).toBe(JSON.stringify(body) !== JSON.stringify(expected))
+  })
+
+  test('a __proto__ field is really redacted (not swallowed by the prototype setter)', () => {
+    const body = JSON.parse('{"__proto__":{"secret":"s"},"x":1}')
+    const { value, changed } = redact(['body.__proto__'], body)
+    expect(changed).toBe(true)
+    expect(JSON.stringify(value)).toBe('{"__proto__":"[REDACTED]","x":1}')
+  })
+
+  test('the whole body', () => {
+    expect(redact(['body'], { a: 1 })).toEqual({ value: REDACTED, changed: true })
+  })
+
+  test('a secret 100,000 levels deep is reached without recursion', () => {
+    let body: unknown = { token: 'secret' }
+    for (let i = 0; i < 100_000; i++) body = { n: body }
+    const { changed } = redact(['body.**.token'], body)
+    expect(changed).toBe(true)
+    let node = body as { n?: unknown; token?: unknown }
+    while (node.n !== undefined) node = node.n as typeof node
+    expect(node.token).toBe(REDACTED)
+  })
+
+  test('only header paths: bodies are left alone and need no parsing', () => {
+    const redaction = compileRedaction(['headers.X-A'])
+    expect(redaction.redactsBody).toBe(false)
+    const body = { authorization: 'not a header' }
+    expect(redaction.json(body)).toEqual({ value: body, changed: false })
+  })
+
+  test('an invalid path fails at compile time', () => {
+    expect(() => compileRedaction(['password'])).toThrow('must start with')
+  })
+})

@@ -1,0 +1,40 @@
+import { describe, expect, test } from 'bun:test'
+import { failedExchange, headerMapOf, requestIdOf } from '../../../src/proxy/capture.ts'
+
+describe('headerMapOf', () => {
+  test('canonical names, one value per header, each Set-Cookie kept apart', () => {
+    const headers = new Headers()
+    headers.append('content-type', 'application/json')
+    headers.append('x-request-id', 'abc')
+    headers.append('set-cookie', 'a=1')
+    headers.append('set-cookie', 'b=2')
+    expect(headerMapOf(headers)).toEqual({
+      'Content-Type': ['application/json'],
+      'X-Request-Id': ['abc'],
+      'Set-Cookie': ['a=1', 'b=2'],
+    })
+  })
+})
+
+describe('requestIdOf', () => {
+  test('keeps a client X-Request-ID that is a UUID, lower-cased', () => {
+    expect(requestIdOf(new Headers({ 'x-request-id': '0B9D6C1E-4F7A-4C3E-9D1B-2A6F8E5C7D40' }))).toBe(
+      '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40',
+    )
+  })
+
+  test('generates a v4 UUID otherwise', () => {
+    for (const headers of [new Headers(), new Headers({ 'x-request-id': 'not-a-uuid' })]) {
+      expect(requestIdOf(headers)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    }
+  })
+})
+
+test('failedExchange: status 0, no headers, the error text as body (DESIGN.md "Diff semantics")', () => {
+  const at = new Date('2026-11-21T10:00:00Z')
+  const exchange = failedExchange('shadow: connection refused', 3, at)
+  expect(exchange.status).toBe(0)
+  expect(exchange.headers).toEqual({})
+  expect(new TextDecoder().decode(exchange.body)).toBe('shadow: connection refused')
+  expect(exchange.createdAt).toBe(at)
+})
