@@ -39,10 +39,15 @@ export function parseDuration(text: string): number | undefined {
     const start = PART.lastIndex
     const match = PART.exec(rest)
     if (!match || match.index !== start) return undefined
-    total += Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
+    total += roundToNanoseconds(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS])
   }
-  // Round to whole nanoseconds: `1.005s` is 1005 ms, not 1004.9999999999999.
-  return (sign * Math.round(total * 1e6)) / 1e6
+  return sign * total
+}
+
+/** `1.005s` is 1005 ms, not 1004.9999999999999: round each part to whole nanoseconds while that is exact. */
+function roundToNanoseconds(ms: number): number {
+  const ns = ms * 1e6
+  return Math.abs(ns) < Number.MAX_SAFE_INTEGER ? Math.round(ns) / 1e6 : ms
 }
 
 /** Formats milliseconds as a Go-style duration (`1h30m0s` becomes `1h30m`). */

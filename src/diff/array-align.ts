@@ -14,7 +14,7 @@ import { hashWholeString, signature, type SignatureOptions } from './signature.t
  * - STEP_REMOVE: `a[i]` is only in live;
  * - STEP_ADD: `b[j]` is only in shadow.
  * Within a gap, removes come before the adds and pairs that follow them, so
- * the caller can keep one running index (see compare-arrays.ts).
+ * the caller can keep one running index (see diff-walk.ts).
  */
 export const STEP_PAIR = 0
 export const STEP_REMOVE = 1

@@ -51,8 +51,24 @@ export function compileCaptureOptions(options: CaptureOptions): CompiledCaptureO
   return new CompiledCaptureOptions(options)
 }
 
+/**
+ * Plain options are compiled once per distinct content: the API passes a
+ * gate's settings as read for each capture, and compiling costs more than
+ * building the key. Bounded, and emptied when full.
+ */
+const compiledByContent = new Map<string, CompiledCaptureOptions>()
+const MAX_CACHED_OPTIONS = 256
+
 export function ensureCompiled(
   options: CaptureOptions | CompiledCaptureOptions,
 ): CompiledCaptureOptions {
-  return options instanceof CompiledCaptureOptions ? options : new CompiledCaptureOptions(options)
+  if (options instanceof CompiledCaptureOptions) return options
+  const key = JSON.stringify([options.diff, options.redactedFields, options.maxBodyBytes ?? 0])
+  let compiled = compiledByContent.get(key)
+  if (compiled === undefined) {
+    compiled = new CompiledCaptureOptions(options)
+    if (compiledByContent.size >= MAX_CACHED_OPTIONS) compiledByContent.clear()
+    compiledByContent.set(key, compiled)
+  }
+  return compiled
 }

@@ -16,11 +16,19 @@ const OPEN_OBJECT = 0x7b
 const CLOSE_ARRAY = 0x5d
 const CLOSE_OBJECT = 0x7d
 
-/** Whether UTF-8 (or any ASCII-compatible) JSON text nests deeper than `limit`. */
+/**
+ * Whether UTF-8 (or any ASCII-compatible) JSON text nests deeper than
+ * `limit`. Text that does not start with `[` or `{` (after whitespace) is
+ * not a JSON container, whatever brackets it holds: false.
+ */
 export function bytesNestDeeperThan(bytes: Uint8Array, limit: number): boolean {
   let depth = 0
   const length = bytes.length
-  for (let i = 0; i < length; i++) {
+  // A UTF-8 byte order mark is dropped by decoding, so skip it here too.
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+  while (start < length && isWhitespace(bytes[start]!)) start++
+  if (bytes[start] !== OPEN_ARRAY && bytes[start] !== OPEN_OBJECT) return false
+  for (let i = start; i < length; i++) {
     const byte = bytes[i]!
     if (byte === QUOTE) {
       // Brackets inside strings do not count; skip to the closing quote.
@@ -42,7 +50,10 @@ export function bytesNestDeeperThan(bytes: Uint8Array, limit: number): boolean {
 export function textNestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0
   const length = text.length
-  for (let i = 0; i < length; i++) {
+  let start = 0
+  while (start < length && isWhitespace(text.charCodeAt(start))) start++
+  if (text.charCodeAt(start) !== OPEN_ARRAY && text.charCodeAt(start) !== OPEN_OBJECT) return false
+  for (let i = start; i < length; i++) {
     const code = text.charCodeAt(i)
     if (code === QUOTE) {
       for (i++; i < length; i++) {
@@ -57,4 +68,9 @@ export function textNestsDeeperThan(text: string, limit: number): boolean {
     }
   }
   return false
+}
+
+/** JSON whitespace (RFC 8259 section 2). */
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09
 }

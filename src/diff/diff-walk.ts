@@ -48,7 +48,7 @@ export class DiffWalk {
     if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) {
       const isArray = Array.isArray(a)
       if (isArray === Array.isArray(b)) {
-        if (depth >= MAX_COMPARE_DEPTH) return this._compareText(a, b, depth)
+        if (depth >= MAX_COMPARE_DEPTH) return this._compareText(a, b, depth, node)
         if (isArray) this._compareArrays(a as unknown[], b as unknown[], depth, node)
         else this._compareObjects(a as Json, b as Json, depth, node)
         return
@@ -159,10 +159,14 @@ export class DiffWalk {
     }
   }
 
-  /** Subtrees past the depth bound: canonical text equality, one replace by text. */
-  private _compareText(a: unknown, b: unknown, depth: number): void {
-    const shadowText = jsonText(b, true)
-    if (jsonText(a, true) === shadowText) return
+  /**
+   * Subtrees past the depth bound: canonical text equality, one replace by
+   * text. Filtered parts (ignored, redacted, not included) are left out of
+   * both texts, so they neither differ nor show up in the value.
+   */
+  private _compareText(a: unknown, b: unknown, depth: number, node: ComparedNode): void {
+    const shadowText = jsonText(b, true, this._filter, node)
+    if (jsonText(a, true, this._filter, node) === shadowText) return
     this.ops.push({ op: 'replace', path: formatPointer(this._keys, depth), value: shadowText })
   }
 

@@ -1,4 +1,5 @@
 import { nestsDeeperThan } from './nesting.ts'
+import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './path-filter.ts'
 
 /**
  * JSON serialisation that cannot overflow the stack. JSON.parse in Bun
@@ -9,63 +10,81 @@ import { nestsDeeperThan } from './nesting.ts'
  * MAX_COMPARE_DEPTH therefore use this writer when the value is deep.
  */
 
-type Frame =
-  | { kind: 'array'; value: unknown[]; index: number }
-  | { kind: 'object'; value: Record<string, unknown>; keys: string[]; index: number }
+interface Frame {
+  readonly array: unknown[] | undefined
+  readonly object: Record<string, unknown> | undefined
+  readonly keys: string[] | undefined
+  readonly node: ComparedNode
+  index: number
+  written: number
+}
 
 /**
  * Serialises a JSON value iteratively. With `sortKeys`, object keys are
  * written in code-unit order: the canonical text used to compare subtrees
- * regardless of key order. Values JSON has no text for (undefined,
- * functions) are skipped in objects and written `null` in arrays, as
- * JSON.stringify does.
+ * regardless of key order. With a `filter`, members and elements it skips
+ * (ignored, redacted, not included) are left out, starting from `node`.
+ * Values JSON has no text for (undefined, functions) are skipped in objects
+ * and written `null` in arrays, as JSON.stringify does.
  */
-export function jsonText(value: unknown, sortKeys = false): string {
+export function jsonText(
+  value: unknown,
+  sortKeys = false,
+  filter?: PathFilter,
+  node?: ComparedNode,
+): string {
   const parts: string[] = []
   const stack: Frame[] = []
   let next: unknown = value
-  let pending = true
+  let nextNode: ComparedNode = filter === undefined ? undefined : node
   for (;;) {
-    if (pending) {
-      pending = false
-      if (typeof next === 'object' && next !== null) {
-        if (Array.isArray(next)) {
-          parts.push('[')
-          stack.push({ kind: 'array', value: next, index: 0 })
-        } else {
-          const object = next as Record<string, unknown>
-          const keys = Object.keys(object).filter((key) => isWritable(object[key]))
-          if (sortKeys) keys.sort()
-          parts.push('{')
-          stack.push({ kind: 'object', value: object, keys, index: 0 })
-        }
+    if (typeof next === 'object' && next !== null) {
+      if (Array.isArray(next)) {
+        parts.push('[')
+        stack.push({
+          array: next,
+          object: undefined,
+          keys: undefined,
+          node: nextNode,
+          index: 0,
+          written: 0,
+        })
       } else {
-        parts.push(isWritable(next) ? JSON.stringify(next) : 'null')
+        const object = next as Record<string, unknown>
+        const keys = Object.keys(object).filter((key) => isWritable(object[key]))
+        if (sortKeys) keys.sort()
+        parts.push('{')
+        stack.push({ array: undefined, object, keys, node: nextNode, index: 0, written: 0 })
       }
-    }
-    const frame = stack[stack.length - 1]
-    if (frame === undefined) break
-    if (frame.kind === 'array') {
-      if (frame.index >= frame.value.length) {
-        parts.push(']')
-        stack.pop()
-        continue
-      }
-      if (frame.index > 0) parts.push(',')
-      next = frame.value[frame.index++]
     } else {
-      if (frame.index >= frame.keys.length) {
-        parts.push('}')
+      parts.push(isWritable(next) ? JSON.stringify(next) : 'null')
+    }
+    // Find the next value to write, closing finished containers.
+    let found = false
+    while (!found) {
+      const frame = stack[stack.length - 1]
+      if (frame === undefined) return parts.join('')
+      const length = frame.array !== undefined ? frame.array.length : frame.keys!.length
+      if (frame.index >= length) {
+        parts.push(frame.array !== undefined ? ']' : '}')
         stack.pop()
         continue
       }
-      const key = frame.keys[frame.index++]!
-      parts.push((frame.index > 1 ? ',' : '') + JSON.stringify(key) + ':')
-      next = frame.value[key]
+      const at = frame.index++
+      const key = frame.array !== undefined ? undefined : frame.keys![at]!
+      let child: FilterStep = undefined
+      if (frame.node !== undefined) {
+        child =
+          key === undefined ? filter!.childIndex(frame.node, at) : filter!.child(frame.node, key)
+        if (child === SKIPPED) continue
+      }
+      const separator = frame.written++ > 0 ? ',' : ''
+      parts.push(key === undefined ? separator : separator + JSON.stringify(key) + ':')
+      next = key === undefined ? frame.array![at] : frame.object![key]
+      nextNode = child
+      found = true
     }
-    pending = true
   }
-  return parts.join('')
 }
 
 /** Nesting JSON.stringify handles quickly; deeper values go to the iterative writer. */

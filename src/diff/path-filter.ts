@@ -75,17 +75,6 @@ export class PathFilter {
     return this.child(node, node.indexBlind ? '0' : String(index))
   }
 
-  /** Whether a document path (reference tokens from the root) is compared. */
-  compares(keys: readonly string[]): boolean {
-    let node: FilterStep = this.root
-    for (const key of keys) {
-      node = this.child(node, key)
-      if (node === SKIPPED) return false
-      if (node === undefined) return true
-    }
-    return node.include === undefined
-  }
-
   private _child(node: FilterNode, key: string): FilterStep {
     const caseless = node.headerNames
     let ignore: MatchState | undefined

@@ -53,7 +53,7 @@ export function prune(
   if (typeof value !== 'object' || value === null) return value
   if (node === undefined || node === SKIPPED || filter === undefined)
     return boundDepth(value, depth)
-  if (depth >= MAX_COMPARE_DEPTH) return jsonText(value, true)
+  if (depth >= MAX_COMPARE_DEPTH) return jsonText(value, true, filter, node)
   const n = node
   if (Array.isArray(value)) {
     const out: unknown[] = []

@@ -22,6 +22,8 @@ export interface DiffLogSinkOptions {
 
 export const DIFF_LOG_MESSAGE = 'response diff detected'
 
+const NO_REQUEST = Object.freeze({ headers: Object.freeze({}), body: new Uint8Array(0) })
+
 export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   const { logger, warnings, comparisons } = options
   const compiled: CompiledCaptureOptions = compileCaptureOptions({
@@ -31,10 +33,8 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   })
   return {
     submit(capture: Capture): SinkOutcome {
-      const { comparison } = processCapture(
-        { request: capture.request, live: capture.live, shadow: capture.shadow },
-        compiled,
-      )
+      // Only the comparison is used: nothing is stored, so the request is not redacted.
+      const { comparison } = processCapture({ request: NO_REQUEST, live: capture.live, shadow: capture.shadow }, compiled)
       switch (comparison.kind) {
         case 'match':
           comparisons.record('match')

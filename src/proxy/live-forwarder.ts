@@ -55,7 +55,7 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
   return {
     async send(method, pathAndQuery, headers, body) {
       const controller = new AbortController()
-      const timer = setTimeout(abortWith, timeoutMs, controller, new TimeoutReason(timeoutMs))
+      const timer = setTimeout(abortOnTimeout, timeoutMs, controller, timeoutMs)
       const started = performance.now()
       try {
         const exchange = await client.send({ method, pathAndQuery, headers, body, signal: controller.signal })
@@ -99,8 +99,9 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
   }
 }
 
-function abortWith(controller: AbortController, reason: TimeoutReason): void {
-  controller.abort(reason)
+/** The reason is made when the timer fires: an Error per request would cost a stack capture each. */
+function abortOnTimeout(controller: AbortController, timeoutMs: number): void {
+  controller.abort(new TimeoutReason(timeoutMs))
 }
 
 function isSmall(headers: Headers): boolean {

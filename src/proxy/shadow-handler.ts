@@ -84,6 +84,8 @@ export interface ShadowHandler {
 type LiveOutcome =
   | { readonly kind: 'no-response'; readonly exchange: CapturedExchange }
   | { readonly kind: 'response'; readonly response: Response; readonly end: StreamEnd; readonly latencyMs: number }
+  /** The comparison's bound (or the drain) ended the wait for live's body. */
+  | { readonly kind: 'abandoned'; readonly reason: unknown }
 
 const EMPTY = new Uint8Array(0)
 
@@ -193,7 +195,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     inFlight.inc()
     // Started first, so the shadow request leaves in the same tick as live's.
     tasks.run(
-      (task) => compare(task.signal, task.abort, { id, method, target, headers, bytes, createdAt, liveOutcome }),
+      (task) =>
+        compare(task.signal, task.abort, { id, method, target, headers, bytes, createdAt, liveOutcome, settleLive }),
       (error) => logger.error('background comparison failed unexpectedly', { error }),
     )
     const sendStarted = performance.now()
@@ -219,16 +222,21 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     readonly bytes: Uint8Array
     readonly createdAt: Date
     readonly liveOutcome: Promise<LiveOutcome>
+    /** Settles `liveOutcome`; the first call wins. */
+    readonly settleLive: (outcome: LiveOutcome) => void
   }
 
   /** The background half: the shadow exchange, live's body, then the sink. Never rejects. */
   async function compare(signal: AbortSignal, abort: (reason: unknown) => void, pending: Pending): Promise<void> {
-    const timer = setTimeout(abort, shadowTimeoutMs, new TimeoutReason(shadowTimeoutMs))
+    const timer = setTimeout(abortOnTimeout, shadowTimeoutMs, abort, shadowTimeoutMs)
+    // A client that reads live's body slowly (or never) must not hold the slot past the bound.
+    signal.addEventListener('abort', () => pending.settleLive({ kind: 'abandoned', reason: signal.reason }), { once: true })
     let outcome: SinkOutcome
     try {
       const shadowSide = collectShadow(pending, signal)
-      const [liveSide, shadowExchange] = await Promise.all([untilAborted(pending.liveOutcome, signal), shadowSide])
+      const [liveSide, shadowExchange] = await Promise.all([pending.liveOutcome, shadowSide])
       clearTimeout(timer)
+      if (liveSide.kind === 'abandoned') throw liveSide.reason
       const liveExchange = toLiveExchange(liveSide, pending.createdAt)
       if (liveExchange === 'too-large' || shadowExchange === 'too-large') {
         outcome = { kind: 'skipped', reason: 'body_too_large' }
@@ -236,13 +244,17 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         outcome = { kind: 'skipped', reason: 'report_failed' }
       } else {
         const { path, rawQuery } = splitTarget(pending.target)
+        const { headers, bytes } = pending
         const capture: Capture = {
           id: pending.id,
           method: pending.method,
           path,
           rawQuery,
           createdAt: pending.createdAt,
-          request: { headers: headerMapOf(pending.headers), body: pending.bytes },
+          // Built only for a sink that reads it (the API reporter; the diff does not).
+          get request() {
+            return { headers: headerMapOf(headers), body: bytes }
+          },
           live: liveExchange,
           shadow: shadowExchange,
         }
@@ -310,8 +322,16 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   }
 }
 
+/** Made when the timer fires, not per request: an Error costs a stack capture. */
+function abortOnTimeout(abort: (reason: unknown) => void, timeoutMs: number): void {
+  abort(new TimeoutReason(timeoutMs))
+}
+
 /** Live's side of the capture, or why there is none to compare. */
-function toLiveExchange(outcome: LiveOutcome, createdAt: Date): CapturedExchange | 'too-large' | 'incomplete' {
+function toLiveExchange(
+  outcome: Exclude<LiveOutcome, { kind: 'abandoned' }>,
+  createdAt: Date,
+): CapturedExchange | 'too-large' | 'incomplete' {
   if (outcome.kind === 'no-response') return outcome.exchange
   const { response, end } = outcome
   const latencyMs = Math.round(outcome.latencyMs)
@@ -327,25 +347,6 @@ function toLiveExchange(outcome: LiveOutcome, createdAt: Date): CapturedExchange
       // The client went away before live's body was through.
       return 'incomplete'
   }
-}
-
-/** Resolves as `promise` does, or rejects with the signal's reason once it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** `http://host:8080/a/b?x=1` → `/a/b?x=1`. */

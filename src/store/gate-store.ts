@@ -2,7 +2,7 @@ import type postgres from 'postgres'
 import { DEFAULT_DIFF_CONFIG } from '../diff/diff-config.ts'
 import { ConflictError } from '../errors/app-error.ts'
 import { containsPattern } from './like-pattern.ts'
-import { isoString, toNumber, type DiffConfig, type Gate, type GateSettings, type Page, type SortOrder } from './rows.ts'
+import { isoString, jsonb, toNumber, type DiffConfig, type Gate, type GateSettings, type Page, type SortOrder } from './rows.ts'
 import { toGateStats, withGateStats, type GateStatsColumns } from './stats-store.ts'
 import { isUuid, uniqueViolation } from './sql-errors.ts'
 
@@ -121,7 +121,7 @@ export function createGateStore(sql: postgres.Sql): GateStore {
         const [row] = await sql<GateRow[]>`
           INSERT INTO gates (id, name, live_url, shadow_url, diff_config)
           VALUES (${crypto.randomUUID()}, ${input.name}, ${input.live_url}, ${input.shadow_url},
-                  ${JSON.stringify(DEFAULT_DIFF_CONFIG)}::jsonb)
+                  ${jsonb(sql, DEFAULT_DIFF_CONFIG)})
           RETURNING ${columns}`
         return toGate({ ...row!, request_count_24h: 0, diff_count_24h: 0, last_active: null })
       } catch (error) {
@@ -133,10 +133,10 @@ export function createGateStore(sql: postgres.Sql): GateStore {
       if (!isUuid(id)) return undefined
       const sets = [
         input.name === undefined ? undefined : sql`name = ${input.name}`,
-        input.diff_config === undefined ? undefined : sql`diff_config = ${JSON.stringify(input.diff_config)}::jsonb`,
+        input.diff_config === undefined ? undefined : sql`diff_config = ${jsonb(sql, input.diff_config)}`,
         input.redacted_fields === undefined
           ? undefined
-          : sql`redacted_fields = ${JSON.stringify(input.redacted_fields)}::jsonb`,
+          : sql`redacted_fields = ${jsonb(sql, input.redacted_fields)}`,
         input.retention === undefined ? undefined : sql`retention = ${(input.retention ?? '').trim()}`,
       ].filter((set) => set !== undefined)
       if (sets.length === 0) return get(id)

@@ -3,6 +3,7 @@ import { ConflictError, InvalidBodyError, NotFoundError } from '../errors/app-er
 import { listRequests, summaryColumns, toSummary, type RequestListQuery, type SummaryRow } from './request-list.ts'
 import {
   isoString,
+  jsonb,
   toNumber,
   type CaptureInput,
   type HeaderMap,
@@ -130,11 +131,11 @@ function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
       INSERT INTO request_payloads (request_id, headers, body,
         live_response_id, live_headers, live_body, live_created_at,
         shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
-      SELECT id, ${JSON.stringify(c.headers)}::jsonb, ${c.body},
-        ${live.id}::uuid, ${JSON.stringify(live.headers)}::jsonb, ${live.body}, ${timestamp(live.created_at)}::timestamptz,
-        ${shadow.id}::uuid, ${JSON.stringify(shadow.headers)}::jsonb, ${shadow.body},
+      SELECT id, ${jsonb(sql, c.headers)}, ${c.body},
+        ${live.id}::uuid, ${jsonb(sql, live.headers)}, ${live.body}, ${timestamp(live.created_at)}::timestamptz,
+        ${shadow.id}::uuid, ${jsonb(sql, shadow.headers)}, ${shadow.body},
         ${timestamp(shadow.created_at)}::timestamptz,
-        ${JSON.stringify(c.diff)}::jsonb
+        ${jsonb(sql, c.diff)}
       FROM ins
     ),
     rollup AS (

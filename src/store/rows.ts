@@ -4,6 +4,7 @@
  * in UTC with milliseconds), except that bodies are bytes, which the API
  * base64-encodes.
  */
+import type postgres from 'postgres'
 import type { DiffConfig } from '../diff/diff-config.ts'
 import type { PatchOp } from '../diff/patch-op.ts'
 
@@ -134,4 +135,12 @@ export function isoString(value: Date | string): string {
 /** int8 and numeric arrive as strings from postgres.js; counts fit a double exactly. */
 export function toNumber(value: string | number | bigint | null | undefined): number {
   return value === null || value === undefined ? 0 : Number(value)
+}
+
+/**
+ * A jsonb parameter. postgres.js serialises it with JSON.stringify itself
+ * (a pre-stringified value would be stored as a JSON string).
+ */
+export function jsonb(sql: postgres.Sql, value: unknown): postgres.Parameter {
+  return sql.json(value as postgres.JSONValue)
 }

@@ -45,22 +45,15 @@ const composeEnv = (service: string, overrides: Record<string, string>) => ({
 })
 
 /**
- * Colleagues' components land one by one; a component whose module graph does
- * not resolve yet is reported as skipped, by name, rather than failing here.
+ * Components land one by one: a test needing a component whose entry module
+ * (as src/main.ts names it) does not exist yet is skipped, and says so. Once
+ * the file exists, any failure is a failure.
  */
 async function unresolved(component: string): Promise<string[]> {
   const main = await Bun.file(join(REPO, 'src/main.ts')).text()
   const m = new RegExp(`\\b${component}: \\(\\) => import\\('\\./([^']+)'\\)`).exec(main)
   if (!m) return [`src/main.ts has no ${component} entry`]
-  const entry = join(REPO, 'src', m[1]!)
-  if (!existsSync(entry)) return [`src/${m[1]} does not exist`]
-  const result = await Bun.build({
-    entrypoints: [entry],
-    target: 'bun',
-    packages: 'external',
-    throw: false,
-  })
-  return result.logs.filter((l) => l.level === 'error').map((l) => l.message)
+  return existsSync(join(REPO, 'src', m[1]!)) ? [] : [`src/${m[1]} does not exist yet`]
 }
 const missing = {
   api: await unresolved('api'),

@@ -105,7 +105,6 @@ interface StoredRequest {
   method: string
   path: string
   raw_query?: string
-  has_diff: boolean
   headers: Record<string, string[]>
   body: string
   live_response: { status_code: number; body: string; headers: Record<string, string[]> }
@@ -131,7 +130,7 @@ describe('API mode', () => {
       const counts = await proxy.settled()
       expect(counts.reported).toBe(1)
       const request = await stored(id)
-      expect(request).toMatchObject({ id, method: 'GET', path: '/json', raw_query: 'page=3', has_diff: false })
+      expect(request).toMatchObject({ id, method: 'GET', path: '/json', raw_query: 'page=3', diff: { content: [] } })
       expect(request.headers['Authorization']).toEqual(['[REDACTED]'])
       expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
       expect(request.live_response.status_code).toBe(200)
@@ -146,7 +145,6 @@ describe('API mode', () => {
       await (await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': id } })).text()
       await proxy.settled()
       const request = await stored(id)
-      expect(request.has_diff).toBe(true)
       expect(request.diff.content).toEqual([{ op: 'replace', path: '/body/pagination/total', value: 99 }])
     }))
 
@@ -166,7 +164,9 @@ describe('API mode', () => {
       const request = ((await response.json()) as { data: StoredRequest }).data
       expect(request.shadow_response.status_code).toBe(0)
       expect(Buffer.from(request.shadow_response.body, 'base64').toString()).toBe('shadow: connection refused')
-      expect(request.has_diff).toBe(true)
+      // has_diff is in the list summary (RequestDetail has the diff itself).
+      const list = await api.call('GET', `/gates/${downGate}/requests`)
+      expect(((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data).toMatchObject([{ id, has_diff: true }])
     } finally {
       await proxy.stop()
     }

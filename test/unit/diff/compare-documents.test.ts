@@ -636,6 +636,16 @@ describe('compareDocuments: depth guard', () => {
     expect(() => JSON.stringify(ops)).not.toThrow()
   })
 
+  test('ignored fields past the bound neither differ nor show in the text', () => {
+    const config = { ...DEFAULT_DIFF_CONFIG, ignored_fields: ['body.**.seen'] }
+    const live = { body: nested(400, { a: 1, seen: 1 }) }
+    expect(compareDocuments(live, { body: nested(400, { a: 1, seen: 2 }) }, config)).toEqual([])
+    const ops = compareDocuments(live, { body: nested(400, { a: 2, seen: 'secret' }) }, config)
+    expect(ops).toHaveLength(1)
+    expect(ops[0]!.value).toContain('"a":2')
+    expect(ops[0]!.value).not.toContain('secret')
+  })
+
   test('subtrees past the bound are compared regardless of key order', () => {
     const live = nested(400, { a: 1, b: 2 })
     const shadow = nested(400, { b: 2, a: 1 })

@@ -275,6 +275,18 @@ describe('compareResponses: failures and limits', () => {
     })
   })
 
+  test('a byte order mark does not hide a deep body from the scan', () => {
+    const deep = '\ufeff' + '['.repeat(500_000) + '1' + ']'.repeat(500_000)
+    const started = performance.now()
+    const result = compareResponses(
+      response(200, {}, deep),
+      response(200, {}, deep + ' '),
+      options(),
+    )
+    expect(performance.now() - started).toBeLessThan(500)
+    expect(result.kind).toBe('diff')
+  })
+
   test('a small deep body is parsed; the part past the depth bound is compared as text', () => {
     const deep = (leaf: string) => '['.repeat(20_000) + leaf + ']'.repeat(20_000)
     const result = compareResponses(

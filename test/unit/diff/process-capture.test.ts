@@ -119,6 +119,12 @@ describe('processCapture: storage', () => {
     expect(processCapture(input, options()).live.body).toBe(input.live.body)
   })
 
+  test('a large non-JSON body full of brackets is stored as it is', () => {
+    const input = capture({}, {})
+    input.live.body = encode('log: ' + '['.repeat(100_000))
+    expect(processCapture(input, options(['body.**.password'])).live.body).toBe(input.live.body)
+  })
+
   test('a deep body below the scan size is parsed, redacted and stored without overflow', () => {
     let nested = '{"password":"p"}'
     for (let i = 0; i < 10_000; i++) nested = `{"n":${nested}}`

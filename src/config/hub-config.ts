@@ -1,0 +1,56 @@
+import { type } from 'arktype'
+import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
+import { ConfigError } from './config-error.ts'
+import { httpUrlField, integerField } from './env-fields.ts'
+import type { Environment } from './environment.ts'
+import { validateEnvironment } from './validate-env.ts'
+
+/** SPEC.md "Configuration variables → Hub", plus the static server's port. */
+const hubFields = {
+  'SVC_APP_API_BASE_URL?': httpUrlField,
+  'SVC_APP_API_KEY?': 'string',
+  'VITE_API_BASE_URL?': httpUrlField,
+  'VITE_API_KEY?': 'string',
+  SVC_APP_PORT: integerField(0, 65535).default('8070'),
+  ...commonFields,
+} as const
+
+export const hubConfigSchema = type(hubFields)
+const ORDER = Object.keys(hubFields).map((key) => key.replace(/\?$/, ''))
+
+export interface HubConfig extends LoggingConfig {
+  readonly port: number
+  /** Where the page sends its API calls (runtime value, else the build-time one). */
+  readonly apiBaseUrl: string
+  /** The key the page presents; empty makes the page ask for one (sessionStorage only). */
+  readonly apiKey: string
+  /** VITE_* values inlined into a development build. */
+  readonly buildTime: { readonly apiBaseUrl?: string; readonly apiKey?: string }
+}
+
+/**
+ * The hub reads SVC_APP_API_BASE_URL / SVC_APP_API_KEY at startup into its
+ * runtime config script; VITE_API_BASE_URL / VITE_API_KEY are inlined into
+ * a development build instead. The page itself reads no environment.
+ */
+export function loadHubConfig(env: Environment): HubConfig {
+  const input: Record<string, string | undefined> = { ...env }
+  // VITE_ variables are not SVC_APP_ ones; validate them under the same rules.
+  for (const key of ['VITE_API_BASE_URL', 'VITE_API_KEY']) {
+    if (env[key]) input[`SVC_APP_${key}`] = env[key]
+  }
+  const renamed = validateEnvironment(
+    type({ ...hubFields, 'SVC_APP_VITE_API_BASE_URL?': httpUrlField, 'SVC_APP_VITE_API_KEY?': 'string' }),
+    input,
+    ORDER,
+  )
+  const apiBaseUrl = renamed.SVC_APP_API_BASE_URL ?? renamed.SVC_APP_VITE_API_BASE_URL
+  if (!apiBaseUrl) throw new ConfigError('SVC_APP_API_BASE_URL', undefined, 'is required (or VITE_API_BASE_URL for a development build)')
+  return Object.freeze({
+    ...resolveLogging(renamed.SVC_APP_APP_ENV, renamed.SVC_APP_LOG_LEVEL, renamed.SVC_APP_LOG_FORMAT),
+    port: renamed.SVC_APP_PORT,
+    apiBaseUrl,
+    apiKey: renamed.SVC_APP_API_KEY ?? '',
+    buildTime: Object.freeze({ apiBaseUrl: renamed.SVC_APP_VITE_API_BASE_URL, apiKey: renamed.SVC_APP_VITE_API_KEY }),
+  })
+}

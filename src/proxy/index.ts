@@ -1,0 +1,21 @@
+// The traffic proxy (issue 4) and the shadowing core it shares with the svc_gate module (issue 6).
+
+export {
+  createShadowHandler,
+  pathAndQueryOf,
+  type ForwardContext,
+  type ShadowHandler,
+  type ShadowHandlerDeps,
+} from './shadow-handler.ts'
+export { DEFAULT_HTTP_CLIENT, type HttpClientSettings, type ShadowSettings } from './shadow-settings.ts'
+export { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
+export { createUpstreamPool, type UpstreamClient, type UpstreamPool } from './upstream-pool.ts'
+export { createDiffLogSink, DIFF_LOG_MESSAGE, type DiffLogSinkOptions } from './diff-log-sink.ts'
+export type { Capture, CapturedExchange, CaptureSink, SinkOutcome } from './capture.ts'
+export type { DrainResult } from './background-tasks.ts'
+export { compileShadowRules, ShadowRuleError, BASE_SHADOW_RULES, type ShadowRules } from './shadow-rules.ts'
+export { createSampler, type RandomSource, type Sampler } from './sampler.ts'
+export { CircuitBreaker, BreakerOpenError, BREAKER_STATES, type BreakerState } from './circuit-breaker.ts'
+export { HOP_BY_HOP_HEADERS, SHADOW_MODE_HEADER } from './forward-headers.ts'
+export { createProxy, startProxy, type CreateProxyOptions, type RunningProxy } from './start-proxy.ts'
+export { Readiness, startAdminServer, type AdminServer } from './admin-server.ts'

@@ -1,0 +1,33 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError } from '../../../src/config/config-error.ts'
+import { loadHubConfig } from '../../../src/config/hub-config.ts'
+
+describe('loadHubConfig', () => {
+  test('runtime variables, port 8070 by default', () => {
+    const config = loadHubConfig({ SVC_APP_API_BASE_URL: 'http://localhost:8090', SVC_APP_API_KEY: 'k'.repeat(16) })
+    expect(config).toMatchObject({ port: 8070, apiBaseUrl: 'http://localhost:8090', apiKey: 'k'.repeat(16) })
+  })
+
+  test('no key: the page asks for one', () => {
+    expect(loadHubConfig({ SVC_APP_API_BASE_URL: 'http://localhost:8090' }).apiKey).toBe('')
+  })
+
+  test('a development build takes VITE_ values', () => {
+    const config = loadHubConfig({ VITE_API_BASE_URL: 'http://127.0.0.1:8090', VITE_API_KEY: 'dev-key-dev-key-1' })
+    expect(config.apiBaseUrl).toBe('http://127.0.0.1:8090')
+    expect(config.buildTime).toEqual({ apiBaseUrl: 'http://127.0.0.1:8090', apiKey: 'dev-key-dev-key-1' })
+  })
+
+  test.each([
+    [{}, 'SVC_APP_API_BASE_URL: is required (or VITE_API_BASE_URL for a development build)'],
+    [{ SVC_APP_API_BASE_URL: 'localhost:8090' }, 'SVC_APP_API_BASE_URL: "localhost:8090" must be an http:// or https:// URL'],
+    [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_PORT: 'x' }, 'SVC_APP_PORT: "x" must be an integer from 0 to 65535'],
+  ])('%p fails with one line', (env, line) => {
+    expect(() => loadHubConfig(env)).toThrow(new ConfigError('X', undefined, '').constructor as never)
+    try {
+      loadHubConfig(env)
+    } catch (error) {
+      expect((error as Error).message).toBe(line)
+    }
+  })
+})
