@@ -75,22 +75,39 @@ CREATE FUNCTION request_bucket(ts timestamptz) RETURNS timestamptz
 -- Rollups: per gate, per minute of created_at (request_bucket), per method:
 -- how many requests are stored and how many of them have a diff. Maintained
 -- in the same statement as every insert and every delete of requests, so at
--- any time request_count = count(*) of the stored requests of that
--- gate/minute/method. 24 h stats and filtered list totals read these instead
--- of counting rows. fillfactor leaves room for HOT updates of hot rows.
+-- any time the sum over shards of request_count = count(*) of the stored
+-- requests of that gate/minute/method. 24 h stats and filtered list totals
+-- read these instead of counting rows.
+--
+-- Shards: ingest adds to shard 1 + pg_backend_pid() % 8, so that concurrent
+-- inserts into a busy gate do not all queue on one row lock; maintenance
+-- (cleanup, compaction, rebuild) writes shard 0 only, and compaction folds
+-- the ingest shards of past minutes into shard 0. A shard may go negative
+-- (a decrement lands in shard 0); only sums mean anything.
+CREATE FUNCTION ingest_shard() RETURNS smallint
+  LANGUAGE sql STABLE PARALLEL SAFE
+  AS $$ SELECT (1 + pg_backend_pid() % 8)::smallint $$;
+
 CREATE TABLE request_rollups (
   gate_id       uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
   bucket        timestamptz NOT NULL,
   method        text        COLLATE "C" NOT NULL,
+  shard         smallint    NOT NULL,
   request_count bigint      NOT NULL,
   diff_count    bigint      NOT NULL,
-  PRIMARY KEY (gate_id, bucket, method)
+  PRIMARY KEY (gate_id, bucket, method, shard)
 ) WITH (fillfactor = 70);
 
--- Per gate: the number of stored requests (the unfiltered list total) and
--- the created_at of the most recent capture ever received.
+-- Finds what compaction has left to fold: the ingest shards of past minutes.
+CREATE INDEX request_rollups_unfolded_idx ON request_rollups (bucket, gate_id) WHERE shard <> 0;
+
+-- Per gate (sum over shards): the number of stored requests, which is the
+-- unfiltered list total, and (max over shards) the created_at of the most
+-- recent capture ever received. Sharded like request_rollups.
 CREATE TABLE gate_counters (
-  gate_id       uuid        PRIMARY KEY REFERENCES gates (id) ON DELETE CASCADE,
+  gate_id       uuid        NOT NULL REFERENCES gates (id) ON DELETE CASCADE,
+  shard         smallint    NOT NULL,
   request_count bigint      NOT NULL,
-  last_active   timestamptz
+  last_active   timestamptz,
+  PRIMARY KEY (gate_id, shard)
 ) WITH (fillfactor = 50);

@@ -68,7 +68,10 @@ export async function createApi(
     // Bun has one inactivity timeout (at most 255 s) for reading a request
     // and for idle keep-alive connections; see README "Timeouts".
     idleTimeout: Math.min(255, Math.ceil(config.idleTimeoutMs / 1000)),
-    maxRequestBodySize: config.maxBodyBytes + 1,
+    // The limit is enforced in http-handler.ts so that it answers a 413
+    // problem; Bun's own cap would answer with an empty body.
+    maxRequestBodySize: 2 ** 40,
+    development: false,
   })
   const cleanup = startCleanupJob({ sql: db.sql, config, logger })
   const url = `http://127.0.0.1:${server.port}`

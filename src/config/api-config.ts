@@ -15,7 +15,7 @@ import { validateEnvironment } from './validate-env.ts'
 
 const DATABASE_URL_RULE = 'a postgres://, postgresql:// or pglite:// URL'
 
-const databaseUrlField = type('string').pipe((text, ctx) =>
+export const databaseUrlField = type('string').pipe((text, ctx) =>
   /^(postgres|postgresql|pglite):\/\/./.test(text.trim()) ? text.trim() : ctx.error(DATABASE_URL_RULE),
 )
 

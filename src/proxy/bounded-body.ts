@@ -124,7 +124,16 @@ export function passThrough(
   maxBytes: number,
   onEnd: (end: StreamEnd) => void,
 ): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
+  return passThroughReader(body.getReader(), undefined, maxBytes, onEnd)
+}
+
+/** `passThrough` of a body whose reader already gave `first` (forwarded first). */
+export function passThroughReader(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  first: Uint8Array | undefined,
+  maxBytes: number,
+  onEnd: (end: StreamEnd) => void,
+): ReadableStream<Uint8Array> {
   const keep = maxBytes >= 0
   let chunks: Uint8Array[] | undefined = keep ? [] : undefined
   let total = 0
@@ -139,15 +148,21 @@ export function passThrough(
     type: 'direct',
     async pull(controller) {
       try {
+        let next = first
+        first = undefined
         for (;;) {
-          const { done, value } = await reader.read()
-          if (done) break
-          total += value.byteLength
+          if (next === undefined) {
+            const { done, value } = await reader.read()
+            if (done) break
+            next = value
+          }
+          total += next.byteLength
           if (chunks !== undefined) {
             if (exceeds(total, maxBytes)) chunks = undefined
-            else chunks.push(value)
+            else chunks.push(next)
           }
-          const written = controller.write(value)
+          const written = controller.write(next)
+          next = undefined
           if (typeof written !== 'number') await written
           if (ended) return
         }

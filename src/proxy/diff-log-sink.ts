@@ -53,7 +53,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
         case 'error':
           // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
           // shadow that is down fails every request the same way: one line
-          // per cause and interval, the counter has the exact number.
+          // per interval, the counter has the exact number.
           comparisons.record('error')
           warnings.warn(
             'comparison failed',
@@ -65,7 +65,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
               shadow_status: capture.shadow.status,
               cause: comparison.cause,
             },
-            `comparison failed: ${comparison.cause}`,
+            'comparison failed',
           )
           break
       }

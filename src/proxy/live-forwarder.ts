@@ -8,7 +8,7 @@
  * takes, like a download should; Bun's idle timeout still closes a
  * connection on which nothing moves.
  */
-import { passThrough, type StreamEnd } from './bounded-body.ts'
+import { contentLength, exceeds, passThrough, passThroughReader, type StreamEnd } from './bounded-body.ts'
 import { clientResponseHeaders } from './forward-headers.ts'
 import { liveFailureProblem, problemResponse } from './problem-response.ts'
 import type { UpstreamClient, UpstreamExchange } from './upstream-pool.ts'
@@ -42,7 +42,8 @@ export interface LiveForwarder {
    * The client's response. With `onEnd`, a copy of the body (up to the
    * bound) is kept and handed over when the body is through.
    */
-  respond(result: LiveResult, onEnd?: (end: StreamEnd) => void): Response
+  respond(result: LiveResult): Response
+  respond(result: LiveResult, onEnd: (end: StreamEnd) => void): Response | Promise<Response>
 }
 
 /** Bodies announced at most this long are released with their headers: they are (nearly) all in already. */
@@ -71,32 +72,90 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
       }
     },
 
-    respond(result, onEnd) {
-      if (!result.ok) return problemResponse(liveFailureProblem(result.error))
-      const { response, done } = result.exchange
-      let body: ReadableStream<Uint8Array> | null = response.body
-      if (onEnd !== undefined) {
-        if (body === null) {
-          done()
-          onEnd({ kind: 'complete', bytes: EMPTY })
-        } else {
-          body = passThrough(body, maxBodyBytes, (end) => {
-            done()
-            onEnd(end)
-          })
-        }
-      } else if (body === null || !slotsBounded || isSmall(response.headers)) {
-        done()
-      } else {
-        body = passThrough(body, -1, done)
-      }
-      return new Response(body as BodyInit | null, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: clientResponseHeaders(response.headers),
-      })
-    },
+    respond,
   }
+
+  function respond(result: LiveResult): Response
+  function respond(result: LiveResult, onEnd: (end: StreamEnd) => void): Response | Promise<Response>
+  function respond(result: LiveResult, onEnd?: (end: StreamEnd) => void): Response | Promise<Response> {
+    if (!result.ok) return problemResponse(liveFailureProblem(result.error))
+    const { response, done } = result.exchange
+    let body: ReadableStream<Uint8Array> | null = response.body
+    if (onEnd !== undefined) {
+      if (body === null) {
+        done()
+        onEnd({ kind: 'complete', bytes: EMPTY })
+      } else {
+        const announced = contentLength(response.headers)
+        const finish = (end: StreamEnd) => {
+          done()
+          onEnd(end)
+        }
+        if (announced !== undefined && exceeds(announced, maxBodyBytes)) {
+          // Known to be too large for the comparison: forwarded without keeping a copy.
+          body = passThrough(body, -1, (end) => finish(end.kind === 'complete' ? { kind: 'too-large' } : end))
+        } else if (announced !== undefined && announced > 0) {
+          return afterFirstChunk(response, body, announced, maxBodyBytes, finish)
+        } else {
+          body = passThrough(body, maxBodyBytes, finish)
+        }
+      }
+    } else if (body === null || !slotsBounded || isSmall(response.headers)) {
+      done()
+    } else {
+      body = passThrough(body, -1, done)
+    }
+    return new Response(body as BodyInit | null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: clientResponseHeaders(response.headers),
+    })
+  }
+}
+
+/**
+ * A body of announced length, when compared: its first chunk is read before
+ * the response starts. When that chunk is the whole body (a small body
+ * arrives with its headers) it goes out as bytes, which costs Bun far less
+ * than a stream per response; otherwise the chunk and the rest stream on as
+ * usual. Nothing that has arrived is held back, and an unannounced body
+ * (an event stream) never waits for a first chunk.
+ */
+async function afterFirstChunk(
+  response: Response,
+  body: ReadableStream<Uint8Array>,
+  announced: number,
+  maxBodyBytes: number,
+  finish: (end: StreamEnd) => void,
+): Promise<Response> {
+  const init = { status: response.status, statusText: response.statusText, headers: clientResponseHeaders(response.headers) }
+  const reader = body.getReader()
+  let first: Awaited<ReturnType<typeof reader.read>>
+  try {
+    first = await reader.read()
+  } catch (error) {
+    // Live broke off before its body: the client sees the same.
+    finish({ kind: 'failed', error })
+    return new Response(failedStream(error), init)
+  }
+  if (first.done) {
+    finish({ kind: 'complete', bytes: EMPTY })
+    return new Response(null, init)
+  }
+  const chunk = first.value
+  if (chunk.byteLength >= announced) {
+    finish(exceeds(chunk.byteLength, maxBodyBytes) ? { kind: 'too-large' } : { kind: 'complete', bytes: chunk })
+    return new Response(chunk as Uint8Array<ArrayBuffer>, init)
+  }
+  return new Response(passThroughReader(reader, chunk, maxBodyBytes, finish) as ReadableStream<Uint8Array<ArrayBuffer>>, init)
+}
+
+function failedStream(error: unknown): ReadableStream<Uint8Array<ArrayBuffer>> {
+  return new ReadableStream({
+    start(controller) {
+      controller.error(error)
+    },
+  })
 }
 
 /** The reason is made when the timer fires: an Error per request would cost a stack capture each. */

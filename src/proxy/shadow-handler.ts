@@ -32,6 +32,7 @@ import { shadowRequestHeaders, upstreamRequestHeaders } from './forward-headers.
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { problemResponse } from './problem-response.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
+import { RefusalWindow } from './refusal-window.ts'
 import { createSampler, type RandomSource } from './sampler.ts'
 import { Semaphore } from './semaphore.ts'
 import { decideShadow, type ShadowGate } from './shadow-decision.ts'
@@ -54,6 +55,8 @@ export interface ShadowHandlerDeps {
   readonly random?: RandomSource
   /** Interval of the rate-limited warnings, in ms. @default 10000 */
   readonly warningIntervalMs?: number
+  /** After the shadow refuses a connection, how long it is not tried again (`refusal-window.ts`). @default 1000 */
+  readonly shadowRefusalWindowMs?: number
 }
 
 /** What the host knows about a request that the Request object does not say. */
@@ -114,6 +117,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     slotsBounded: settings.httpClient.maxConnsPerHost !== 0,
   })
   const shadow = pool.client('shadow', settings.shadowUrl)
+  const shadowRefusals = new RefusalWindow(deps.shadowRefusalWindowMs ?? 1000)
+  const notAttemptedText = `shadow: connection refused (not attempted: refused within the last ${shadowRefusals.windowMs} ms)`
   const tasks = new BackgroundTasks()
   const { server, inFlight } = metrics
   const { shadowTimeoutMs, maxBodyBytes } = settings
@@ -275,6 +280,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 
   async function collectShadow(pending: Pending, signal: AbortSignal): Promise<CapturedExchange | 'too-large'> {
     const started = performance.now()
+    if (shadowRefusals.refusedAgo() !== undefined) return failedExchange(notAttemptedText, 0, new Date())
     let done: (() => void) | undefined
     try {
       const exchange = await shadow.send({
@@ -285,6 +291,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         signal,
       })
       done = exchange.done
+      shadowRefusals.recordSuccess()
       const read = await readResponseBody(exchange.response, maxBodyBytes)
       if (read.kind === 'too-large') return 'too-large'
       const { response } = exchange
@@ -299,6 +306,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       // Shutting down: not a shadow failure, the comparison is abandoned.
       if (signal.reason instanceof DrainAbortReason) throw error
       const failure = toUpstreamError(error, 'shadow', signal)
+      if (failure.kind === 'refused') shadowRefusals.recordRefusal()
       return failedExchange(failure.message, Math.round(performance.now() - started), new Date())
     } finally {
       done?.()
@@ -308,7 +316,17 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   return {
     settings,
     metrics,
-    fetch: (request, context) => handle(request, context),
+    fetch: (request, context) =>
+      handle(request, context).catch((error: unknown) => {
+        // A bug, not an upstream failure (those are answered 502/504): say nothing internal.
+        logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
+        return problemResponse({
+          type: '/errors/internal',
+          title: 'Internal server error',
+          status: 500,
+          detail: 'the proxy failed to handle the request',
+        })
+      }),
     get inFlight() {
       return tasks.size
     },

@@ -1,11 +1,13 @@
 import type postgres from 'postgres'
 import { parseDuration } from '../config/duration.ts'
+import { COMPACT_AFTER_MS, foldShards } from './compact-rollups.ts'
 import { inTransaction } from './reserved-transaction.ts'
 import { toNumber } from './rows.ts'
 
 /**
- * The pg_try_advisory_lock key of the cleanup, so that one API replica
- * cleans at a time (DESIGN.md "API behaviour"). Distinct from the migrator's.
+ * The pg_try_advisory_lock key of the cleanup (and of rollup compaction), so
+ * that one API replica maintains at a time (DESIGN.md "API behaviour").
+ * Distinct from the migrator's.
  */
 export const CLEANUP_LOCK_KEY = 7_311_002
 
@@ -22,26 +24,58 @@ export interface CleanupOptions {
 const running = new WeakSet<postgres.Sql>()
 
 /**
- * Runs on one reserved connection (the one holding the lock). Deletes the
- * requests older than max(the gate's retention, the floor), gate
- * by gate, in batches of at most `batchSize`, keeping the rollups and the
- * gates' counters exact (same transaction as each batch). Returns how many
- * requests were deleted; returns 0 at once when another run holds the
- * advisory lock (another replica) or runs in this process. A retention that
- * is empty, invalid or below the floor means the floor.
+ * The retention cleanup. Deletes the requests older than max(the gate's
+ * retention, the floor), gate by gate, in batches of at most `batchSize`,
+ * each batch in a transaction that also takes its requests out of the
+ * rollups and the gate's counter, so 24 h stats and list totals stay exact
+ * (pruned requests no longer count). Also folds rollup shards (see
+ * compactRollups). A retention that is empty, invalid or below the floor
+ * means the floor.
+ *
+ * One run at a time across replicas: returns 0 at once when another holds
+ * the advisory lock, or when a run is in progress in this process. Returns
+ * the number of requests deleted.
  */
 export async function runCleanup(sql: postgres.Sql, options: CleanupOptions): Promise<number> {
   if (!(options.floorMs > 0)) throw new RangeError(`the retention floor must be positive, got ${options.floorMs} ms`)
   if (!(options.batchSize >= 1)) throw new RangeError(`the batch size must be at least 1, got ${options.batchSize}`)
-  if (running.has(sql)) return 0
+  return (
+    (await exclusively(sql, async (conn) => {
+      const now = await clock(conn, options.now)
+      await foldShards(conn, new Date(now - COMPACT_AFTER_MS))
+      return cleanAll(conn, now, options)
+    })) ?? 0
+  )
+}
+
+/**
+ * Folds the rollup shards of minutes older than five minutes, under the
+ * cleanup's lock (returns 0 when it is taken). runCleanup does it on every
+ * run; calling this more often (say every few minutes) keeps 24 h stats of
+ * very busy gates at about one rollup row per minute and method. Returns the
+ * number of shard rows folded.
+ */
+export async function compactRollups(sql: postgres.Sql, options: { now?: Date } = {}): Promise<number> {
+  return (
+    (await exclusively(sql, async (conn) => foldShards(conn, new Date((await clock(conn, options.now)) - COMPACT_AFTER_MS)))) ?? 0
+  )
+}
+
+/**
+ * Runs `fn` on one reserved connection holding the cleanup's advisory lock
+ * (so it works with a pool of one); undefined when the lock or this
+ * process's guard is taken.
+ */
+async function exclusively<T>(sql: postgres.Sql, fn: (conn: postgres.ReservedSql) => Promise<T>): Promise<T | undefined> {
+  if (running.has(sql)) return undefined
   running.add(sql)
   try {
     const conn = await sql.reserve()
     try {
       const [lock] = await conn<{ locked: boolean }[]>`SELECT pg_try_advisory_lock(${CLEANUP_LOCK_KEY}) AS locked`
-      if (!lock?.locked) return 0
+      if (!lock?.locked) return undefined
       try {
-        return await cleanAll(conn, options)
+        return await fn(conn)
       } finally {
         await conn`SELECT pg_advisory_unlock(${CLEANUP_LOCK_KEY})`
       }
@@ -53,36 +87,40 @@ export async function runCleanup(sql: postgres.Sql, options: CleanupOptions): Pr
   }
 }
 
-async function cleanAll(sql: postgres.ReservedSql, options: CleanupOptions): Promise<number> {
-  const [clock] = await sql<{ now: Date }[]>`SELECT coalesce(${options.now ?? null}::timestamptz, now()) AS now`
-  const now = clock!.now.getTime()
-  const gates = await sql<{ id: string; retention: string }[]>`SELECT id, retention FROM gates ORDER BY id`
+async function clock(conn: postgres.ReservedSql, now: Date | undefined): Promise<number> {
+  const [row] = await conn<{ now: Date }[]>`SELECT coalesce(${now ?? null}::timestamptz, now()) AS now`
+  return row!.now.getTime()
+}
+
+async function cleanAll(conn: postgres.ReservedSql, now: number, options: CleanupOptions): Promise<number> {
+  const gates = await conn<{ id: string; retention: string }[]>`SELECT id, retention FROM gates ORDER BY id`
   let deleted = 0
   for (const gate of gates) {
     const keepMs = Math.max(parseDuration(gate.retention) ?? options.floorMs, options.floorMs)
     const cutoff = new Date(now - keepMs)
     for (;;) {
-      const n = await deleteBatch(sql, gate.id, cutoff, options.batchSize)
+      const n = await deleteBatch(conn, gate.id, cutoff, options.batchSize)
       deleted += n
       if (n < options.batchSize) break
     }
-    // Minutes whose every request is gone carry nothing: drop them.
-    await sql`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
+    // A rollup row that sums to nothing carries nothing: dropping it never changes a sum.
+    await conn`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
   }
   return deleted
 }
 
 /**
- * One batch: the oldest requests of the gate before `cutoff`, with their
- * rollup minutes and the gate's counter decremented in the same statement.
- * The gate row is key-share locked first: a concurrent deleteGate then
- * either waits for this batch or has already removed everything.
+ * One batch: the gate's oldest requests before `cutoff`, taken out of the
+ * rollups and the counter (shard 0, which ingest never writes) in the same
+ * statement. The gate row is key-share locked first: a concurrent
+ * deleteGate then waits for this batch, or has already removed everything.
+ * Payloads go by ON DELETE CASCADE.
  */
-async function deleteBatch(tx: postgres.ReservedSql, gateId: string, cutoff: Date, batchSize: number): Promise<number> {
-  return inTransaction(tx, async () => {
-    const gate = await tx`SELECT 1 FROM gates WHERE id = ${gateId} FOR KEY SHARE`
+async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: Date, batchSize: number): Promise<number> {
+  return inTransaction(conn, async () => {
+    const gate = await conn`SELECT 1 FROM gates WHERE id = ${gateId} FOR KEY SHARE`
     if (gate.length === 0) return 0
-    const [row] = await tx<{ deleted: string }[]>`
+    const [row] = await conn<{ deleted: string }[]>`
       WITH victims AS (
         SELECT id FROM requests
         WHERE gate_id = ${gateId} AND created_at < ${cutoff}
@@ -93,21 +131,21 @@ async function deleteBatch(tx: postgres.ReservedSql, gateId: string, cutoff: Dat
         DELETE FROM requests r USING victims v WHERE r.id = v.id
         RETURNING r.created_at, r.method, r.has_diff
       ),
-      agg AS (
-        SELECT request_bucket(created_at) AS bucket, method,
-          count(*) AS n, count(*) FILTER (WHERE has_diff) AS d
-        FROM del GROUP BY 1, 2
-      ),
       rollup AS (
-        UPDATE request_rollups r
-        SET request_count = r.request_count - agg.n, diff_count = r.diff_count - agg.d
-        FROM agg
-        WHERE r.gate_id = ${gateId} AND r.bucket = agg.bucket AND r.method = agg.method
+        INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)
+        SELECT ${gateId}::uuid, request_bucket(created_at), method, 0,
+          -count(*), -count(*) FILTER (WHERE has_diff)
+        FROM del GROUP BY 2, 3
+        ON CONFLICT (gate_id, bucket, method, shard) DO UPDATE
+          SET request_count = r.request_count + excluded.request_count,
+              diff_count = r.diff_count + excluded.diff_count
         RETURNING 1
       ),
       counter AS (
-        UPDATE gate_counters c SET request_count = c.request_count - (SELECT count(*) FROM del)
-        WHERE c.gate_id = ${gateId} AND (SELECT count(*) FROM rollup) >= 0
+        INSERT INTO gate_counters AS c (gate_id, shard, request_count)
+        SELECT ${gateId}::uuid, 0, -(SELECT count(*) FROM del)
+        WHERE (SELECT count(*) FROM rollup) > 0
+        ON CONFLICT (gate_id, shard) DO UPDATE SET request_count = c.request_count + excluded.request_count
       )
       SELECT count(*) AS deleted FROM del`
     return toNumber(row?.deleted)

@@ -1,6 +1,6 @@
 import postgres from 'postgres'
 import { parseDatabaseUrl } from './database-url.ts'
-import { startPgliteServer, type PgliteServer } from './pglite-server.ts'
+import { startPgliteServer, type PgliteOptions, type PgliteServer } from './pglite-server.ts'
 import { createPoolObserver, type PoolStats } from './pool-observer.ts'
 
 export type { PoolStats } from './pool-observer.ts'
@@ -46,9 +46,9 @@ const PGLITE_MAX_CONNECTIONS = 4
  * PGlite served on a private Unix socket. Both are used through the same
  * postgres.js client. Throws DatabaseUrlError for any other URL. Does not
  * fail when PostgreSQL is down: `ping` reports it, queries fail until it
- * is back.
+ * is back. `pglite` applies to PGlite URLs only.
  */
-export async function openDatabase(url: string, pool: PoolOptions): Promise<Database> {
+export async function openDatabase(url: string, pool: PoolOptions, pglite: PgliteOptions = {}): Promise<Database> {
   const target = parseDatabaseUrl(url)
   const common = {
     onnotice: () => {},
@@ -67,7 +67,7 @@ export async function openDatabase(url: string, pool: PoolOptions): Promise<Data
   }
 
   const max = Math.max(1, Math.min(pool.max, PGLITE_MAX_CONNECTIONS))
-  const server = await startPgliteServer(target.dataDir, max + 1)
+  const server = await startPgliteServer(target.dataDir, max + 1, pglite)
   const observer = createPoolObserver(max)
   // Connections never idle out or expire: in-process sockets cost nothing,
   // and every reconnect would leave its prepared statements behind in

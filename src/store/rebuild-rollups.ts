@@ -13,17 +13,20 @@ export async function rebuildRollups(sql: postgres.Sql, gateId?: string): Promis
     await tx`LOCK TABLE requests IN SHARE MODE`
     await tx`DELETE FROM request_rollups WHERE true ${only('gate_id')}`
     await tx`
-      INSERT INTO request_rollups (gate_id, bucket, method, request_count, diff_count)
-      SELECT gate_id, request_bucket(created_at), method, count(*), count(*) FILTER (WHERE has_diff)
+      INSERT INTO request_rollups (gate_id, bucket, method, shard, request_count, diff_count)
+      SELECT gate_id, request_bucket(created_at), method, 0, count(*), count(*) FILTER (WHERE has_diff)
       FROM requests WHERE true ${only('gate_id')}
       GROUP BY 1, 2, 3`
+    // Everything lands in shard 0; last_active keeps its maximum over the old shards.
     await tx`
-      INSERT INTO gate_counters AS c (gate_id, request_count, last_active)
-      SELECT g.id, count(r.id), max(r.created_at)
-      FROM gates g LEFT JOIN requests r ON r.gate_id = g.id
-      WHERE true ${only('g.id')}
-      GROUP BY g.id
-      ON CONFLICT (gate_id) DO UPDATE
-        SET request_count = excluded.request_count, last_active = greatest(c.last_active, excluded.last_active)`
+      INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
+      SELECT g.id, 0,
+        (SELECT count(*) FROM requests r WHERE r.gate_id = g.id),
+        greatest((SELECT max(r.created_at) FROM requests r WHERE r.gate_id = g.id),
+                 (SELECT max(o.last_active) FROM gate_counters o WHERE o.gate_id = g.id))
+      FROM gates g WHERE true ${only('g.id')}
+      ON CONFLICT (gate_id, shard) DO UPDATE
+        SET request_count = excluded.request_count, last_active = excluded.last_active`
+    await tx`DELETE FROM gate_counters WHERE shard <> 0 ${only('gate_id')}`
   })
 }

@@ -62,7 +62,7 @@ export async function listRequests(sql: Sql, gateId: string, query: RequestListQ
 
 /**
  * The number of a gate's requests matching the filters, exactly:
- * - no filter: the gate's counter (one row);
+ * - no filter: the gate's counter (at most 9 shard rows);
  * - method, has_diff, from, to: the rollups' whole minutes inside
  *   [from, to] plus the raw rows of the partial minutes at both ends;
  * - a path filter: the matching rows are counted (see docs/storage.md
@@ -74,7 +74,7 @@ export async function countRequests(sql: Sql, gateId: string, query: RequestList
     query.to === undefined && query.has_diff === undefined
   if (unfiltered) {
     const [row] = await sql<{ total: string }[]>`
-      SELECT request_count AS total FROM gate_counters WHERE gate_id = ${gateId}`
+      SELECT sum(request_count) AS total FROM gate_counters WHERE gate_id = ${gateId}`
     return toNumber(row?.total)
   }
   if (query.path !== undefined) {

@@ -104,7 +104,9 @@ export function createRequestStore(sql: postgres.Sql): RequestStore {
  * counter as one statement. Each step reads the previous one's RETURNING,
  * so nothing is counted when the id already existed (ON CONFLICT DO
  * NOTHING returns no row) and the row locks are always taken in the same
- * order (requests, rollups, counters), the order cleanup uses too.
+ * order (requests, rollups, counters). The rollup and counter rows are
+ * this connection's shard (ingest_shard()), so concurrent inserts into one
+ * gate rarely wait for each other.
  *
  * synchronous_commit is off for this transaction only: the commit does not
  * wait for its WAL flush, so the hot rollup and counter rows of a busy gate
@@ -121,7 +123,7 @@ function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
       INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
         live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
       SELECT ${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
-        ${timestamp(c.created_at)}::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
+        ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
         ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean
       FROM cfg
       ON CONFLICT (id) DO NOTHING
@@ -132,28 +134,34 @@ function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
         live_response_id, live_headers, live_body, live_created_at,
         shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
       SELECT id, ${jsonb(sql, c.headers)}, ${c.body},
-        ${live.id}::uuid, ${jsonb(sql, live.headers)}, ${live.body}, ${timestamp(live.created_at)}::timestamptz,
+        ${live.id}::uuid, ${jsonb(sql, live.headers)}, ${live.body}, ${timestamp(live.created_at)}::text::timestamptz,
         ${shadow.id}::uuid, ${jsonb(sql, shadow.headers)}, ${shadow.body},
-        ${timestamp(shadow.created_at)}::timestamptz,
+        ${timestamp(shadow.created_at)}::text::timestamptz,
         ${jsonb(sql, c.diff)}
       FROM ins
     ),
     rollup AS (
-      INSERT INTO request_rollups AS r (gate_id, bucket, method, request_count, diff_count)
-      SELECT gate_id, request_bucket(created_at), method, 1, CASE WHEN has_diff THEN 1 ELSE 0 END FROM ins
-      ON CONFLICT (gate_id, bucket, method) DO UPDATE
+      INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)
+      SELECT gate_id, request_bucket(created_at), method, ingest_shard(), 1, CASE WHEN has_diff THEN 1 ELSE 0 END
+      FROM ins
+      ON CONFLICT (gate_id, bucket, method, shard) DO UPDATE
         SET request_count = r.request_count + 1, diff_count = r.diff_count + excluded.diff_count
       RETURNING r.gate_id
     ),
     counter AS (
-      INSERT INTO gate_counters AS c (gate_id, request_count, last_active)
-      SELECT rollup.gate_id, 1, ins.created_at FROM rollup, ins
-      ON CONFLICT (gate_id) DO UPDATE
+      INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
+      SELECT rollup.gate_id, ingest_shard(), 1, ins.created_at FROM rollup, ins
+      ON CONFLICT (gate_id, shard) DO UPDATE
         SET request_count = c.request_count + 1, last_active = greatest(c.last_active, excluded.last_active)
     )
     SELECT ${summaryColumns(sql)} FROM ins`
 }
 
+/**
+ * Timestamps go as text and are cast by the database: a string keeps its
+ * microseconds (postgres.js would route a timestamptz parameter through a
+ * JS Date), and a malformed one fails there with SQLSTATE 22007.
+ */
 function timestamp(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value
 }

@@ -5,16 +5,23 @@ import type postgres from 'postgres'
  * `begin()` takes a connection of its own from the pool; the migrator and
  * the cleanup instead keep everything on the one connection that holds
  * their advisory lock, so they work even with a pool of one.
+ *
+ * BEGIN, COMMIT and ROLLBACK go as simple-protocol queries (one message
+ * each), as postgres.js's own begin() does. Over pglite-socket this
+ * matters: its queue hands PGlite's single session to one connection only
+ * once a transaction block is open, so a BEGIN split into Parse/Bind/
+ * Execute/Sync could interleave with another connection's messages
+ * (observed: "portal does not exist" errors).
  */
 export async function inTransaction<T>(conn: postgres.ReservedSql, fn: () => Promise<T>): Promise<T> {
-  await conn`BEGIN`
+  await conn.unsafe('BEGIN')
   let result: T
   try {
     result = await fn()
   } catch (error) {
-    await conn`ROLLBACK`.catch(() => {})
+    await conn.unsafe('ROLLBACK').catch(() => {})
     throw error
   }
-  await conn`COMMIT`
+  await conn.unsafe('COMMIT')
   return result
 }

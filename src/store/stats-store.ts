@@ -47,7 +47,7 @@ export function withGateStats(sql: postgres.Sql, source: Fragment, orderBy: Frag
       coalesce(b.diff_count, 0) + coalesce(e.diff_count, 0) AS diff_count_24h,
       c.last_active
     FROM src CROSS JOIN w
-    LEFT JOIN gate_counters c ON c.gate_id = src.id
+    LEFT JOIN LATERAL (SELECT max(last_active) AS last_active FROM gate_counters WHERE gate_id = src.id) c ON true
     LEFT JOIN LATERAL (
       SELECT sum(r.request_count) AS request_count, sum(r.diff_count) AS diff_count
       FROM request_rollups r
@@ -86,7 +86,8 @@ export function createStatsStore(sql: postgres.Sql): StatsStore {
         SELECT (SELECT count(*) FROM gates) AS total_gates,
           coalesce(sum(b.request_count), 0) + coalesce(sum(e.request_count), 0) AS requests,
           coalesce(sum(b.diff_count), 0) + coalesce(sum(e.diff_count), 0) AS diffs
-        FROM gate_counters c CROSS JOIN w
+        FROM (SELECT gate_id, max(last_active) AS last_active FROM gate_counters GROUP BY gate_id) c
+        CROSS JOIN w
         CROSS JOIN LATERAL (
           SELECT sum(r.request_count) AS request_count, sum(r.diff_count) AS diff_count
           FROM request_rollups r

@@ -12,10 +12,15 @@
  * Load comes from wrk when installed (`apt-get install -y wrk`), else from
  * a bounded in-process generator (slower; the figures say which).
  *
+ * The machine may be shared: scenarios run in interleaved rounds and the
+ * median is reported, so that a burst of background load does not land on
+ * one row only.
+ *
  * Environment knobs:
- *   PROXY_BENCH_SECONDS       seconds per throughput run          (default 8)
- *   PROXY_BENCH_SLOW_SECONDS  seconds of the slow/down-shadow runs (default 20; the issue's figure is 60)
- *   PROXY_BENCH_CONNECTIONS   client connections                  (default 64)
+ *   PROXY_BENCH_SECONDS       seconds per run                         (default 6)
+ *   PROXY_BENCH_ROUNDS        interleaved rounds per scenario         (default 3)
+ *   PROXY_BENCH_SLOW_SECONDS  seconds of load on the slow/down shadow (default 20; the issue's figure is 60)
+ *   PROXY_BENCH_CONNECTIONS   client connections                      (default 64)
  *
  * Every server is a child process on 127.0.0.1 that this script starts
  * and stops by its PID.
@@ -29,7 +34,9 @@ const SELF = resolve(import.meta.path)
 const MAIN = resolve(import.meta.dir, '../../src/main.ts')
 
 // ---------------------------------------------------------------------------
-// Child roles: `bun run proxy.bench.ts upstream <port> [sleepMs]`
+// Child role: `bun run proxy.bench.ts fleet <sleepMs> <port>...` serves the
+// document on every port (one port per scenario, so that TIME_WAIT sockets
+// can be told apart), after `sleepMs` when not 0.
 // ---------------------------------------------------------------------------
 
 /** The 2 KB JSON document every upstream answers. */
@@ -46,14 +53,17 @@ export const BENCH_BODY = JSON.stringify({
   pagination: { limit: 14, offset: 0, total: 14, has_more: false },
 })
 
-function runUpstream(port: number, sleepMs: number): void {
+function runFleet(sleepMs: number, ports: number[]): void {
   const headers = { 'content-type': 'application/json' }
-  Bun.serve({
-    hostname: '127.0.0.1',
-    port,
-    idleTimeout: 120,
-    fetch: sleepMs > 0 ? () => Bun.sleep(sleepMs).then(() => new Response(BENCH_BODY, { headers })) : () => new Response(BENCH_BODY, { headers }),
-  })
+  const answer = () => new Response(BENCH_BODY, { headers })
+  for (const port of ports) {
+    Bun.serve({
+      hostname: '127.0.0.1',
+      port,
+      idleTimeout: 120,
+      fetch: sleepMs > 0 ? () => Bun.sleep(sleepMs).then(answer) : answer,
+    })
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -202,8 +212,8 @@ async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void> {
   }
 }
 
-function startUpstream(port: number, sleepMs = 0): Subprocess {
-  return spawn(['bun', 'run', SELF, 'upstream', String(port), String(sleepMs)], { stdout: 'ignore', stderr: 'inherit' })
+function startFleet(sleepMs: number, ports: number[]): Subprocess {
+  return spawn(['bun', 'run', SELF, 'fleet', String(sleepMs), ...ports.map(String)], { stdout: 'ignore', stderr: 'inherit' })
 }
 
 interface OurProxy {
@@ -294,7 +304,7 @@ interface Nginx {
   readonly dir: string
 }
 
-async function startNginx(livePort: number, shadowPort: number): Promise<Nginx | undefined> {
+async function startNginx(proxyLive: number, mirrorLive: number, mirrorShadow: number): Promise<Nginx | undefined> {
   if (!hasNginx) return undefined
   const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-nginx-'))
   const proxyPort = freePort()
@@ -313,15 +323,16 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream live { server 127.0.0.1:${livePort}; keepalive 64; }
-  upstream shadow { server 127.0.0.1:${shadowPort}; keepalive 64; }
+  upstream live { server 127.0.0.1:${proxyLive}; keepalive 64; }
+  upstream mirror_live { server 127.0.0.1:${mirrorLive}; keepalive 64; }
+  upstream shadow { server 127.0.0.1:${mirrorShadow}; keepalive 64; }
   server {
     listen 127.0.0.1:${proxyPort};
     location / { proxy_pass http://live; ${upstreamOptions} }
   }
   server {
     listen 127.0.0.1:${mirrorPort};
-    location / { mirror /mirror; proxy_pass http://live; ${upstreamOptions} }
+    location / { mirror /mirror; proxy_pass http://mirror_live; ${upstreamOptions} }
     location = /mirror { internal; proxy_pass http://shadow$request_uri; ${upstreamOptions} }
   }
 }
@@ -356,8 +367,9 @@ async function stopNginx(nginx: Nginx | undefined): Promise<void> {
 
 export interface BenchRow {
   readonly name: string
+  /** The median run (by throughput) of the rounds. */
   readonly result: LoadResult | undefined
-  /** TIME_WAIT sockets to/from the upstream ports created during the run. */
+  /** Most TIME_WAIT sockets seen on this scenario's upstream ports after a run. */
   readonly timeWait: number
   readonly rssMb?: number
   readonly note?: string
@@ -375,14 +387,17 @@ export interface AccountingCheck {
 export interface ProxyBenchReport {
   readonly date: string
   readonly machine: string
+  readonly rounds: number
   readonly rows: BenchRow[]
   readonly accounting: AccountingCheck | undefined
 }
 
 export interface ProxyBenchOptions {
-  /** @default PROXY_BENCH_SECONDS or 8 */
+  /** Seconds per run. @default PROXY_BENCH_SECONDS or 6 */
   readonly seconds?: number
-  /** @default PROXY_BENCH_SLOW_SECONDS or 20 */
+  /** Runs per scenario, interleaved; the median is reported. @default PROXY_BENCH_ROUNDS or 3 */
+  readonly rounds?: number
+  /** Seconds of load on the slow and the down shadow each. @default PROXY_BENCH_SLOW_SECONDS or 20 */
   readonly slowSeconds?: number
   /** @default PROXY_BENCH_CONNECTIONS or 64 */
   readonly connections?: number
@@ -390,111 +405,152 @@ export interface ProxyBenchOptions {
   readonly print?: (line: string) => void
 }
 
+interface Target {
+  readonly name: string
+  readonly url: string
+  /** The upstream ports only this scenario uses. */
+  readonly ports: number[]
+  readonly runs: LoadResult[]
+  timeWait: number
+}
+
 export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<ProxyBenchReport> {
-  const seconds = options.seconds ?? Number(process.env.PROXY_BENCH_SECONDS ?? 8)
-  const slowSeconds = options.slowSeconds ?? Number(process.env.PROXY_BENCH_SLOW_SECONDS ?? 20)
-  const connections = options.connections ?? Number(process.env.PROXY_BENCH_CONNECTIONS ?? 64)
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+  const seconds = options.seconds ?? env('PROXY_BENCH_SECONDS', 6)
+  const rounds = options.rounds ?? env('PROXY_BENCH_ROUNDS', 3)
+  const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 20)
+  const connections = options.connections ?? env('PROXY_BENCH_CONNECTIONS', 64)
   const print = options.print ?? ((line: string) => console.log(line))
   if (!hasWrk) print('wrk not found (apt-get install -y wrk): using the slower in-process load generator')
   if (!hasNginx) print('nginx not found (apt-get install -y nginx): the nginx rows are skipped')
 
-  const livePort = freePort()
-  const shadowPort = freePort()
-  const slowPort = freePort()
-  const downPort = freePort()
-  const upstreamPorts = [livePort, shadowPort, slowPort]
-  const children: Subprocess[] = [startUpstream(livePort), startUpstream(shadowPort), startUpstream(slowPort, 2000)]
-  const liveUrl = `http://127.0.0.1:${livePort}`
-  const shadowUrl = `http://127.0.0.1:${shadowPort}`
-  const rows: BenchRow[] = []
+  // One live port per scenario, shadow ports where a scenario has a shadow.
+  const live = { direct: freePort(), nginx: freePort(), mirror: freePort(), none: freePort(), shadow: freePort(), slow: freePort(), down: freePort() }
+  const shadowPorts = { mirror: freePort(), shadow: freePort(), none: freePort() }
+  const slowShadow = freePort()
+  const downShadow = freePort()
+  const children: Subprocess[] = [
+    startFleet(0, Object.values(live)),
+    startFleet(0, Object.values(shadowPorts)),
+    startFleet(2000, [slowShadow]),
+  ]
+  const at = (port: number) => `http://127.0.0.1:${port}`
   let nginx: Nginx | undefined
   let accounting: AccountingCheck | undefined
+  const rows: BenchRow[] = []
 
-  const measure = async (name: string, url: string, runSeconds: number, extra: Partial<BenchRow> = {}) => {
-    await load(url, 1, connections) // warm-up: connections, JIT
-    await Bun.sleep(200)
-    const before = timeWait(upstreamPorts)
-    const result = await load(url, runSeconds, connections)
-    const row: BenchRow = { name, result, timeWait: Math.max(0, timeWait(upstreamPorts) - before), ...extra }
-    rows.push(row)
-    print(`  ${name}: ${result.rps.toFixed(0)} rps, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`)
-    return row
+  const run = async (target: Target, runSeconds: number) => {
+    const result = await load(target.url, runSeconds, connections)
+    target.runs.push(result)
+    target.timeWait = Math.max(target.timeWait, timeWait(target.ports))
+    return result
   }
+  const target = (name: string, url: string, ports: number[]): Target => ({ name, url, ports, runs: [], timeWait: 0 })
 
   try {
-    await Promise.all([waitForHttp(liveUrl), waitForHttp(shadowUrl), waitForHttp(`http://127.0.0.1:${slowPort}`, 20_000).catch(() => {})])
-    print(`proxy benchmark: ${connections} connections, ${seconds} s per run, ${slowSeconds} s for the slow/down shadow runs`)
-
-    await measure('direct to live', `${liveUrl}/`, seconds)
-
-    nginx = await startNginx(livePort, shadowPort)
-    if (nginx) {
-      await measure('nginx proxy_pass', nginx.proxyUrl, seconds)
-      await measure('nginx proxy_pass + mirror', nginx.mirrorUrl, seconds)
+    await Promise.all([...Object.values(live), ...Object.values(shadowPorts)].map((port) => waitForHttp(at(port))))
+    nginx = await startNginx(live.nginx, live.mirror, shadowPorts.mirror)
+    const proxies = {
+      none: await startOurProxy(at(live.none), at(shadowPorts.none), { SVC_APP_SAMPLING_RATE: '0' }),
+      shadow: await startOurProxy(at(live.shadow), at(shadowPorts.shadow), {}),
+      slow: await startOurProxy(at(live.slow), at(slowShadow), {}),
+      down: await startOurProxy(at(live.down), at(downShadow), {}),
     }
-    await stopNginx(nginx)
-    nginx = undefined
+    children.push(...Object.values(proxies).map((p) => p.child))
+    const main: Target[] = [
+      target('direct to live', `${at(live.direct)}/`, [live.direct]),
+      ...(nginx
+        ? [
+            target('nginx proxy_pass', nginx.proxyUrl, [live.nginx]),
+            target('nginx proxy_pass + mirror', nginx.mirrorUrl, [live.mirror, shadowPorts.mirror]),
+          ]
+        : []),
+      target('ours, no shadowing', `${proxies.none.url}/`, [live.none]),
+      target('ours, shadow + diff every request', `${proxies.shadow.url}/`, [live.shadow, shadowPorts.shadow]),
+    ]
+    print(`proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ${slowSeconds} s on the slow/down shadow`)
+    for (const t of main) await load(t.url, 1, connections) // warm-up: connections, JIT
+    for (let round = 1; round <= rounds; round++) {
+      for (const t of main) {
+        const r = await run(t, seconds)
+        print(`  round ${round}, ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms`)
+      }
+    }
+    rows.push(...main.map((t) => ({ name: t.name, result: median(t.runs), timeWait: t.timeWait })))
 
-    // Ours, without shadowing (every request sampled out).
-    let proxy = await startOurProxy(liveUrl, shadowUrl, { SVC_APP_SAMPLING_RATE: '0' })
-    children.push(proxy.child)
-    const noShadow = await measure('ours, no shadowing', `${proxy.url}/`, seconds)
-    await stop(proxy.child)
-
-    // Ours, shadowing and diffing every request.
-    proxy = await startOurProxy(liveUrl, shadowUrl, {})
-    children.push(proxy.child)
-    const shadowed = await measure('ours, shadow + diff every request', `${proxy.url}/`, seconds)
+    // Slow and down shadow: short segments alternating with the no-shadow
+    // proxy, so that all three see the same background load.
+    const noShadow = target('ours, no shadowing (alongside)', `${proxies.none.url}/`, [live.none])
+    const slow = target('ours, shadow sleeps 2 s', `${proxies.slow.url}/`, [live.slow])
+    const down = target('ours, shadow down', `${proxies.down.url}/`, [live.down])
+    const segments = Math.max(1, Math.round(slowSeconds / 5))
+    const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
+    for (const t of [slow, down]) await load(t.url, 1, connections)
+    for (let segment = 0; segment < segments; segment++) {
+      for (const t of [noShadow, slow, down]) await run(t, segmentSeconds)
+    }
+    const baseline = median(noShadow.runs)
+    for (const t of [slow, down]) {
+      const proxy = t === slow ? proxies.slow : proxies.down
+      const result = median(t.runs)
+      rows.push({ name: t.name, result, timeWait: t.timeWait, rssMb: rssMb(proxy.child.pid), note: vsNoShadow(result, baseline) })
+      print(`  ${t.name}: ${result?.rps.toFixed(0)} req/s, p50 ${result?.p50Ms.toFixed(2)} ms, p99 ${result?.p99Ms.toFixed(2)} ms; ${vsNoShadow(result, baseline)}; RSS ${rssMb(proxy.child.pid).toFixed(0)} MB after ${segments * segmentSeconds} s`)
+    }
 
     // At half the maximum rate: every request accounted for, exactly.
-    const rate = Math.max(100, Math.floor((shadowed.result?.rps ?? 2000) / 2))
-    const before = await (await fetch(`${proxy.adminUrl}/metrics`)).text()
-    const sent = await fixedRate(`${proxy.url}/`, rate, Math.min(seconds, 10), connections)
-    let after = ''
-    for (let i = 0; i < 200; i++) {
-      after = await (await fetch(`${proxy.adminUrl}/metrics`)).text()
-      if (sumSamples(after, 'svc_background_comparisons') === 0) break
-      await Bun.sleep(50)
-    }
-    const delta = (name: string, labels: Record<string, string> = {}) => sumSamples(after, name, labels) - sumSamples(before, name, labels)
-    const skipped: Record<string, number> = {}
-    for (const reason of ['sampled_out', 'denied_by_rule', 'body_too_large', 'callbacks_full', 'breaker_open', 'report_failed']) {
-      skipped[reason] = delta('svc_comparisons_skipped_total', { reason })
-    }
-    const received = delta('http_server_request_duration_seconds_count')
-    const compared = delta('svc_responses_compared_total')
-    const skippedTotal = Object.values(skipped).reduce((a, b) => a + b, 0)
-    accounting = { rate, sent: sent.sent, received, compared, skipped, exact: compared + skippedTotal === received && received === sent.sent }
-    print(`  accounting at ${rate} rps: sent ${sent.sent}, received ${received}, compared ${compared}, skipped ${skippedTotal} → ${accounting.exact ? 'exact' : 'MISMATCH'}`)
-    await stop(proxy.child)
-
-    // Ours, with a shadow that sleeps 2 s, then with a shadow that is down.
-    for (const [name, shadow] of [
-      ['ours, shadow sleeps 2 s', `http://127.0.0.1:${slowPort}`],
-      ['ours, shadow down', `http://127.0.0.1:${downPort}`],
-    ] as const) {
-      proxy = await startOurProxy(liveUrl, shadow, {})
-      children.push(proxy.child)
-      const row = await measure(name, `${proxy.url}/`, slowSeconds)
-      const rss = rssMb(proxy.child.pid)
-      rows[rows.length - 1] = { ...row, rssMb: rss, note: vsNoShadow(row.result, noShadow.result) }
-      print(`    RSS after ${slowSeconds} s: ${rss.toFixed(0)} MB`)
-      await stop(proxy.child)
-    }
+    accounting = await checkAccounting(proxies.shadow, Math.floor((rows.find((r) => r.name.startsWith('ours, shadow +'))?.result?.rps ?? 2000) / 2), Math.min(seconds * 2, 10), connections)
+    print(`  accounting at ${accounting.rate} req/s: sent ${accounting.sent}, received ${accounting.received}, compared ${accounting.compared} → ${accounting.exact ? 'exact' : 'MISMATCH'}`)
   } finally {
     await stopNginx(nginx)
     await Promise.all(children.map((child) => stop(child)))
   }
 
-  const report: ProxyBenchReport = {
-    date: new Date().toISOString(),
-    machine: machineText(),
-    rows,
-    accounting,
-  }
+  const report: ProxyBenchReport = { date: new Date().toISOString(), machine: machineText(), rounds, rows, accounting }
   print('')
   print(formatReport(report))
   return report
+}
+
+async function checkAccounting(proxy: OurProxy, rate: number, seconds: number, connections: number): Promise<AccountingCheck> {
+  const scrape = async () => (await fetch(`${proxy.adminUrl}/metrics`)).text()
+  const before = await scrape()
+  const sent = await fixedRate(`${proxy.url}/`, Math.max(100, rate), seconds, connections)
+  let after = ''
+  for (let i = 0; i < 200; i++) {
+    after = await scrape()
+    if (sumSamples(after, 'svc_background_comparisons') === 0) break
+    await Bun.sleep(50)
+  }
+  const delta = (name: string, labels: Record<string, string> = {}) => sumSamples(after, name, labels) - sumSamples(before, name, labels)
+  const skipped: Record<string, number> = {}
+  for (const reason of ['sampled_out', 'denied_by_rule', 'body_too_large', 'callbacks_full', 'breaker_open', 'report_failed']) {
+    skipped[reason] = delta('svc_comparisons_skipped_total', { reason })
+  }
+  const received = delta('http_server_request_duration_seconds_count')
+  const compared = delta('svc_responses_compared_total')
+  const skippedTotal = Object.values(skipped).reduce((a, b) => a + b, 0)
+  return {
+    rate: Math.max(100, rate),
+    sent: sent.sent,
+    received,
+    compared,
+    skipped,
+    exact: compared + skippedTotal === received && received === sent.sent - sent.failed,
+  }
+}
+
+/** The run with the median throughput. */
+function median(runs: LoadResult[]): LoadResult | undefined {
+  if (runs.length === 0) return undefined
+  const sorted = [...runs].sort((a, b) => a.rps - b.rps)
+  const byRps = sorted[Math.floor((sorted.length - 1) / 2)]!
+  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+  return {
+    ...byRps,
+    p50Ms: mid(runs.map((r) => r.p50Ms)),
+    p99Ms: mid(runs.map((r) => r.p99Ms)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  }
 }
 
 function vsNoShadow(result: LoadResult | undefined, baseline: LoadResult | undefined): string {
@@ -535,7 +591,7 @@ export function formatReport(report: ProxyBenchReport): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   const lines = [
-    `${report.date} · ${report.machine} · load: ${report.rows[0]?.result?.tool ?? '?'}`,
+    `${report.date} · ${report.machine} · load: ${report.rows[0]?.result?.tool ?? '?'} · median of ${report.rounds} interleaved rounds`,
     line(header),
     `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
     ...body.map(line),
@@ -555,9 +611,9 @@ export function formatReport(report: ProxyBenchReport): string {
 }
 
 if (import.meta.main) {
-  const [role, port, sleepMs] = process.argv.slice(2)
-  if (role === 'upstream') {
-    runUpstream(Number(port), Number(sleepMs ?? 0))
+  const [role, sleepMs, ...ports] = process.argv.slice(2)
+  if (role === 'fleet') {
+    runFleet(Number(sleepMs), ports.map(Number))
   } else {
     await runProxyBench()
   }

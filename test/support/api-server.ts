@@ -1,13 +1,15 @@
 import { createApi, type RunningApi } from '../../src/api/start-api.ts'
 import { loadApiConfig } from '../../src/config/api-config.ts'
 import { createLogger } from '../../src/log/index.ts'
-import { createTestDatabase, type Backend } from './database.ts'
+import { createTestDatabase, type Backend, type TestDatabase } from './database.ts'
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef'
 
 export interface TestApi {
   readonly url: string
   readonly api: RunningApi
+  /** The test database under the API; drop() it to see the API lose its database. */
+  readonly database: TestDatabase
   /** Log lines the API wrote, for assertions on what is (not) logged. */
   readonly logs: string[]
   /** fetch with the bearer key and JSON handling. */
@@ -33,6 +35,7 @@ export async function startTestApi(backend: Backend, env: Record<string, string>
   return {
     url,
     api,
+    database,
     logs,
     call(method, path, body, headers = {}) {
       return fetch(url + path, {

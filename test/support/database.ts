@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import { openDatabase, type Database, type PoolOptions } from '../../src/store/database.ts'
 import { migrate } from '../../src/store/migrator.ts'
+import { startPgliteServer } from '../../src/store/pglite-server.ts'
 
 /**
  * The database backends every storage and API integration suite runs
@@ -41,14 +42,14 @@ const DEFAULT_POOL: PoolOptions = { max: 10, min: 0, idleTimeoutMs: 30_000, maxL
 /**
  * A fresh database for one test file: on PostgreSQL a new
  * `svc_test_<random>` database (dropped WITH (FORCE) by drop()), on PGlite
- * `pglite://memory`. Throws, never skips, when PostgreSQL is unreachable.
+ * `pglite://memory` started from a template (see pgliteTemplate). Throws,
+ * never skips, when PostgreSQL is unreachable.
  */
 export async function createTestDatabase(kind: Backend, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const pool = { ...DEFAULT_POOL, ...options.pool }
   if (kind === 'pglite') {
     const url = 'pglite://memory'
-    const db = await openDatabase(url, pool)
-    if (options.migrate !== false) await migrate(db.sql)
+    const db = await openDatabase(url, pool, { loadDataDir: await pgliteTemplate(options.migrate !== false) })
     return { url, db, drop: () => db.close() }
   }
 
@@ -85,6 +86,37 @@ export async function createTestDatabase(kind: Backend, options: TestDatabaseOpt
     }
   }
   return { url, db, drop }
+}
+
+const templates = new Map<boolean, Promise<Blob>>()
+
+/**
+ * A PGlite data directory (migrated or not), made once per test process:
+ * starting PGlite from a dump takes about a second, running initdb several.
+ * The migrations still run for real, once, on the template.
+ */
+function pgliteTemplate(migrated: boolean): Promise<Blob> {
+  let template = templates.get(migrated)
+  if (!template) {
+    template = (async () => {
+      const server = await startPgliteServer(undefined, 2)
+      try {
+        if (migrated) {
+          const sql = postgres({ host: server.socketDir, port: server.port, user: 'postgres', database: 'postgres', max: 1, onnotice: () => {} })
+          try {
+            await migrate(sql)
+          } finally {
+            await sql.end()
+          }
+        }
+        return await server.dump()
+      } finally {
+        await server.stop()
+      }
+    })()
+    templates.set(migrated, template)
+  }
+  return template
 }
 
 /** The same server URL with another database name. */

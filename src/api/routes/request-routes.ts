@@ -23,8 +23,8 @@ export function requestRoutes(ctx: ApiContext) {
       '/gates/:gate_id/requests',
       async ({ params, query }) => {
         await requireGate(ctx, params.gate_id)
-        const methods = query.method?.split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
-        const { items, total } = await ctx.requests.list(params.gate_id, { ...query, method: methods })
+        const methods = [query.method ?? []].flat().flatMap((m) => m.split(',')).map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
+        const { items, total } = await ctx.requests.list(params.gate_id, { ...query, method: methods.length > 0 ? methods : undefined })
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
       },
       {

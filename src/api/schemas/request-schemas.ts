@@ -77,7 +77,8 @@ export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const
 export const listRequestsQuery = type({
   limit: integerQuery(1, 100).default('50'),
   offset: integerQuery(0, Infinity).default('0'),
-  'method?': 'string',
+  // Elysia hands a comma-separated value over as an array.
+  'method?': 'string | string[]',
   'path?': 'string',
   'from?': dateTimeQuery,
   'to?': dateTimeQuery,

@@ -4,17 +4,17 @@ import { BACKENDS } from '../../support/database.ts'
 
 const gateId = '00000000-0000-4000-8000-000000000000'
 /** Every operation of SPEC.md "Endpoints", with a body where it needs one. */
-const PROTECTED: Array<[string, string, unknown?]> = [
-  ['GET', '/config'],
-  ['GET', '/stats'],
-  ['GET', '/gates'],
+const PROTECTED: Array<[string, string, unknown]> = [
+  ['GET', '/config', undefined],
+  ['GET', '/stats', undefined],
+  ['GET', '/gates', undefined],
   ['POST', '/gates', { name: 'a', live_url: 'http://a', shadow_url: 'http://b' }],
-  ['GET', `/gates/${gateId}`],
+  ['GET', `/gates/${gateId}`, undefined],
   ['PATCH', `/gates/${gateId}`, { name: 'b' }],
-  ['DELETE', `/gates/${gateId}`],
-  ['GET', `/gates/${gateId}/requests`],
+  ['DELETE', `/gates/${gateId}`, undefined],
+  ['GET', `/gates/${gateId}/requests`, undefined],
   ['POST', `/gates/${gateId}/requests`, {}],
-  ['GET', `/gates/${gateId}/requests/${gateId}`],
+  ['GET', `/gates/${gateId}/requests/${gateId}`, undefined],
 ]
 
 describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) => {

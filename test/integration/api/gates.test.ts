@@ -169,7 +169,8 @@ describe.each(BACKENDS)('listGates on %s', (backend) => {
   test.each([
     ['?sort=name&order=asc', ['gate-alpha', 'gate-bravo', 'gate-charlie', 'gate-delta', 'gate-echo']],
     ['?sort=live_url&order=desc', ['gate-echo', 'gate-delta', 'gate-charlie', 'gate-bravo', 'gate-alpha']],
-    ['?name=ha', ['gate-alpha']],
+    ['?name=lph', ['gate-alpha']],
+    ['?name=GATE-B', ['gate-bravo']],
     ['?live_url=live-b', ['gate-bravo']],
     ['?shadow_url=shadow-d', ['gate-delta']],
     ['?name=%25', []],

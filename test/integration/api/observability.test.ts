@@ -104,3 +104,18 @@ describe.each(BACKENDS)('readiness and metrics switches on %s', (backend) => {
     }
   })
 })
+
+describe('readiness follows the database', () => {
+  test('/health/ready answers 503 when PostgreSQL no longer answers', async () => {
+    const t = await startTestApi('postgres')
+    try {
+      expect((await fetch(t.url + '/health/ready')).status).toBe(200)
+      await t.database.drop()
+      const res = await fetch(t.url + '/health/ready')
+      expect(res.status).toBe(503)
+      expect(await res.json()).toMatchObject({ database: 'unreachable' })
+    } finally {
+      await t.stop()
+    }
+  })
+})

@@ -142,6 +142,28 @@ describe('Dockerfile build steps, replayed on a plain shell', () => {
       expect(modules).not.toContain(dev)
   })
 
+  test('every package src/ imports resolves from the production install', async () => {
+    // Catches a runtime import of a devDependency even in code no test below starts.
+    const transpiler = new Bun.Transpiler({ loader: 'ts' })
+    const packages = new Set<string>()
+    const src = join(image('api').cwd, 'src')
+    for await (const file of new Bun.Glob('**/*.ts').scan(src)) {
+      for (const { path } of transpiler.scanImports(await Bun.file(join(src, file)).text())) {
+        if (!/^(\.|node:|bun:|bun$)/.test(path)) packages.add(path)
+      }
+    }
+    expect(packages.size).toBeGreaterThan(0)
+    const unresolvable = [...packages].filter((spec) => {
+      try {
+        Bun.resolveSync(spec, src)
+        return false
+      } catch {
+        return true
+      }
+    })
+    expect(unresolvable).toEqual([])
+  })
+
   test('only the migrator image has sql/, only the hub image has the built hub', () => {
     for (const target of ['api', 'proxy', 'hub', 'migrator']) {
       const cwd = image(target).cwd

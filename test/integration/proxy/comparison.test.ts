@@ -115,6 +115,22 @@ describe('standalone comparison', () => {
     }
   })
 
+  test('after a refusal the down shadow is not tried again for a moment: the comparison is still an error', async () => {
+    const proxy = await startTestProxy(standaloneEnv(live.url, `http://127.0.0.1:${freePort()}`))
+    try {
+      for (let i = 0; i < 3; i++) expect((await fetch(`${proxy.url}/json`)).status).toBe(200)
+      const counts = await proxy.settled()
+      expect(counts.compared).toBe(3)
+      expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(3)
+      // One connection attempt, the two others were answered from the refusal window.
+      expect(
+        await proxy.metric('http_client_request_duration_seconds_count', { svc_target: 'shadow' }),
+      ).toBe(1)
+    } finally {
+      await proxy.stop()
+    }
+  })
+
   test('a shadow slower than SVC_APP_SHADOW_TIMEOUT is an error; the client got live at once', () =>
     withProxy({ SVC_APP_SHADOW_TIMEOUT: '300ms' }, async (proxy) => {
       shadow.route('/json', async () => {

@@ -1,3 +1,4 @@
+import type postgres from 'postgres'
 import type { CaptureInput, HeaderMap, PatchOp } from '../../../src/store/rows.ts'
 import type { RequestStore } from '../../../src/store/request-store.ts'
 
@@ -63,3 +64,28 @@ export function at(base: Date, ms: number): Date {
 export const SECOND = 1000
 export const MINUTE = 60 * SECOND
 export const HOUR = 60 * MINUTE
+
+/**
+ * The invariant the rollups keep: per minute and method, the sum over shards
+ * equals the stored rows, and the gate's counter equals its row count.
+ */
+export async function rollupDrift(sql: postgres.Sql, gateId: string): Promise<postgres.Row[]> {
+  const rows = await sql`
+    WITH rolled AS (
+      SELECT bucket, method, sum(request_count) AS n, sum(diff_count) AS d
+      FROM request_rollups WHERE gate_id = ${gateId} GROUP BY 1, 2
+    ), actual AS (
+      SELECT request_bucket(created_at) AS bucket, method, count(*) AS n, count(*) FILTER (WHERE has_diff) AS d
+      FROM requests WHERE gate_id = ${gateId} GROUP BY 1, 2
+    )
+    SELECT coalesce(r.bucket, a.bucket) AS bucket, coalesce(r.method, a.method) AS method,
+      r.n AS rolled_n, a.n AS actual_n, r.d AS rolled_d, a.d AS actual_d
+    FROM rolled r FULL JOIN actual a ON a.bucket = r.bucket AND a.method = r.method
+    WHERE coalesce(r.n, 0) <> coalesce(a.n, 0) OR coalesce(r.d, 0) <> coalesce(a.d, 0)
+    UNION ALL
+    SELECT NULL, 'counter', (SELECT coalesce(sum(request_count), 0) FROM gate_counters WHERE gate_id = ${gateId}),
+      (SELECT count(*) FROM requests WHERE gate_id = ${gateId}), NULL, NULL
+    WHERE (SELECT coalesce(sum(request_count), 0) FROM gate_counters WHERE gate_id = ${gateId})
+      <> (SELECT count(*) FROM requests WHERE gate_id = ${gateId})`
+  return [...rows]
+}

@@ -1,0 +1,21 @@
+import { type } from 'arktype'
+import { databaseUrlField } from './api-config.ts'
+import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
+import type { Environment } from './environment.ts'
+import { validateEnvironment } from './validate-env.ts'
+
+const migrateFields = { SVC_APP_DATABASE_URL: databaseUrlField, ...commonFields } as const
+const ORDER = Object.keys(migrateFields).map((key) => key.replace(/\?$/, ''))
+
+export interface MigrateConfig extends LoggingConfig {
+  readonly databaseUrl: string
+}
+
+/** The migrator needs only the database and how to log (SPEC.md: no other variables). */
+export function loadMigrateConfig(env: Environment): MigrateConfig {
+  const v = validateEnvironment(type(migrateFields), env, ORDER)
+  return Object.freeze({
+    ...resolveLogging(v.SVC_APP_APP_ENV, v.SVC_APP_LOG_LEVEL, v.SVC_APP_LOG_FORMAT),
+    databaseUrl: v.SVC_APP_DATABASE_URL,
+  })
+}

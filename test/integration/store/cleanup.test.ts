@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { CLEANUP_LOCK_KEY, compactRollups, runCleanup } from '../../../src/store/cleanup.ts'
+import { openDatabase } from '../../../src/store/database.ts'
+import { createGateStore, type GateStore } from '../../../src/store/gate-store.ts'
+import { createRequestStore, type RequestStore } from '../../../src/store/request-store.ts'
+import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
+import { at, capture, HOUR, insertAll, MINUTE, rollupDrift } from './fixtures.ts'
+
+const FLOOR = HOUR
+
+describe.each(BACKENDS)('cleanup on %s', (kind) => {
+  let t: TestDatabase
+  let gates: GateStore
+  let requests: RequestStore
+
+  beforeAll(async () => {
+    t = await createTestDatabase(kind)
+    gates = createGateStore(t.db.sql)
+    requests = createRequestStore(t.db.sql)
+  }, DATABASE_HOOK_TIMEOUT_MS)
+  afterAll(() => t?.drop())
+  beforeEach(async () => {
+    await t.db.sql`DELETE FROM gates`
+  })
+
+  const NOW = new Date('2026-06-15T12:00:30.000Z')
+  const AGES = [10 * MINUTE, 59 * MINUTE, 61 * MINUTE, 2 * HOUR, 150 * MINUTE, 3 * HOUR + MINUTE, 5 * HOUR, 30 * HOUR]
+
+  async function gateWith(name: string, retention: string) {
+    const gate = await gates.create({ name, live_url: `http://l/${name}`, shadow_url: `http://s/${name}` })
+    if (retention !== '') await t.db.sql`UPDATE gates SET retention = ${retention} WHERE id = ${gate.id}`
+    await insertAll(
+      requests,
+      gate.id,
+      AGES.map((age, i) => ({ created_at: at(NOW, -age), has_diff: i % 2 === 0, method: i % 3 ? 'GET' : 'POST' })),
+    )
+    return gate.id
+  }
+
+  const remaining = async (gateId: string) =>
+    (await requests.list(gateId, { limit: 100, offset: 0, sort: 'created_at', order: 'desc' })).items.map(
+      (r) => NOW.getTime() - Date.parse(r.created_at),
+    )
+
+  test('deletes what is older than max(gate retention, floor), in batches, keeping rollups exact', async () => {
+    const floor = await gateWith('floor', '')
+    const longer = await gateWith('longer', '3h')
+    const shorter = await gateWith('shorter', '30m') // below the floor: the floor wins
+    const broken = await gateWith('broken', 'soon') // not a duration: the floor
+    const deleted = await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 2, now: NOW })
+
+    const keptByFloor = AGES.filter((age) => age <= FLOOR)
+    const keptBy3h = AGES.filter((age) => age <= 3 * HOUR)
+    expect(deleted).toBe(3 * (AGES.length - keptByFloor.length) + (AGES.length - keptBy3h.length))
+    expect(await remaining(floor)).toEqual(keptByFloor)
+    expect(await remaining(longer)).toEqual(keptBy3h)
+    expect(await remaining(shorter)).toEqual(keptByFloor)
+    expect(await remaining(broken)).toEqual(keptByFloor)
+    for (const id of [floor, longer, shorter, broken]) expect(await rollupDrift(t.db.sql, id)).toEqual([])
+
+    // Pruned requests no longer count, in lists or in stats.
+    expect((await requests.list(longer, { limit: 1, offset: 0, method: ['POST'], sort: 'created_at', order: 'desc' })).total).toBe(
+      AGES.filter((age, i) => age <= 3 * HOUR && i % 3 === 0).length,
+    )
+    expect((await gates.get(longer, NOW))!.stats.request_count_24h).toBe(keptBy3h.length)
+    const [payloads] = await t.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM request_payloads`
+    expect(Number(payloads!.n)).toBe(3 * keptByFloor.length + keptBy3h.length)
+    // Nothing is left that sums to zero.
+    const [empty] = await t.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM request_rollups WHERE request_count = 0`
+    expect(Number(empty!.n)).toBe(0)
+
+    expect(await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 2, now: NOW })).toBe(0)
+  })
+
+  test('keeps last_active, which is the latest capture ever received', async () => {
+    const id = await gateWith('quiet', '')
+    const before = (await gates.get(id, NOW))!.stats.last_active
+    await runCleanup(t.db.sql, { floorMs: 5 * MINUTE, batchSize: 100, now: NOW })
+    expect(await remaining(id)).toEqual([])
+    expect((await gates.get(id, NOW))!.stats).toEqual({ request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: before })
+  })
+
+  test('a second run in the same process while one runs returns 0 and deletes nothing', async () => {
+    await gateWith('a', '')
+    const [one, two] = await Promise.all([
+      runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1, now: NOW }),
+      runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1, now: NOW }),
+    ])
+    expect([one, two]).toEqual([AGES.filter((age) => age > FLOOR).length, 0])
+  })
+
+  test('stays exact while captures keep arriving during the run', async () => {
+    const id = await gateWith('busy', '')
+    const arriving = Array.from({ length: 40 }, (_, i) => capture({ created_at: at(NOW, -(i % 4) * HOUR), has_diff: i % 3 === 0 }))
+    const [deleted] = await Promise.all([
+      runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1, now: NOW }),
+      ...arriving.map((c) => requests.insert(id, c)),
+    ])
+    expect(deleted).toBeGreaterThanOrEqual(AGES.filter((age) => age > FLOOR).length)
+    expect(await rollupDrift(t.db.sql, id)).toEqual([])
+    await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1000, now: NOW })
+    expect(await rollupDrift(t.db.sql, id)).toEqual([])
+    expect((await remaining(id)).every((age) => age <= FLOOR)).toBe(true)
+  })
+
+  test('refuses a floor that is not positive', async () => {
+    expect(runCleanup(t.db.sql, { floorMs: 0, batchSize: 10 })).rejects.toThrow(RangeError)
+    expect(runCleanup(t.db.sql, { floorMs: HOUR, batchSize: 0 })).rejects.toThrow(RangeError)
+  })
+
+  // Another replica is another session; PGlite has only one (and one process).
+  if (kind === 'postgres') test('skips when another replica holds the lock', async () => {
+    const id = await gateWith('locked', '')
+    const replica = await openDatabase(t.url, { max: 1, min: 0, idleTimeoutMs: 60_000, maxLifetimeMs: 3_600_000 })
+    const conn = await replica.sql.reserve()
+    try {
+      await conn`SELECT pg_advisory_lock(${CLEANUP_LOCK_KEY})`
+      expect(await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 10, now: NOW })).toBe(0)
+      expect(await compactRollups(t.db.sql)).toBe(0)
+      expect(await remaining(id)).toHaveLength(AGES.length)
+      await conn`SELECT pg_advisory_unlock(${CLEANUP_LOCK_KEY})`
+    } finally {
+      conn.release()
+      await replica.close()
+    }
+    expect(await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 10, now: NOW })).toBeGreaterThan(0)
+  })
+
+  test('a gate deleted during a run takes its requests with it, without errors', async () => {
+    const doomed = await gateWith('doomed', '')
+    const kept = await gateWith('kept', '')
+    const [deleted] = await Promise.all([
+      runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1, now: NOW }),
+      gates.delete(doomed),
+    ])
+    expect(deleted).toBeGreaterThanOrEqual(AGES.filter((age) => age > FLOOR).length)
+    expect(await remaining(kept)).toEqual(AGES.filter((age) => age <= FLOOR))
+    const [left] = await t.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM requests WHERE gate_id = ${doomed}`
+    expect(Number(left!.n)).toBe(0)
+  })
+})
