@@ -4,6 +4,12 @@ import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 
+/** Socket directories of servers not stopped yet, removed should the process exit first. */
+const liveSocketDirs = new Set<string>()
+process.once('exit', () => {
+  for (const dir of liveSocketDirs) rmSync(dir, { recursive: true, force: true })
+})
+
 /** The port number only names the socket file: `<dir>/.s.PGSQL.<port>`. */
 export const PGLITE_SOCKET_PORT = 5432
 
@@ -42,6 +48,7 @@ export async function startPgliteServer(
   const db = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
   const socketDir = mkdtempSync(join(tmpdir(), 'svc-pglite-'))
   chmodSync(socketDir, 0o700)
+  liveSocketDirs.add(socketDir)
   const server = new PGLiteSocketServer({
     db,
     path: join(socketDir, `.s.PGSQL.${PGLITE_SOCKET_PORT}`),
@@ -52,6 +59,7 @@ export async function startPgliteServer(
   } catch (error) {
     await db.close()
     rmSync(socketDir, { recursive: true, force: true })
+    liveSocketDirs.delete(socketDir)
     throw error
   }
   let stopped: Promise<void> | undefined
@@ -66,6 +74,7 @@ export async function startPgliteServer(
           await db.close()
         } finally {
           rmSync(socketDir, { recursive: true, force: true })
+          liveSocketDirs.delete(socketDir)
         }
       })()),
   }

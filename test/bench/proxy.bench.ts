@@ -25,13 +25,27 @@
  * Every server is a child process on 127.0.0.1 that this script starts
  * and stops by its PID.
  */
-import { spawn, spawnSync, type Subprocess } from 'bun'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import type { Subprocess } from 'bun'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
+import {
+  freePort,
+  hasNginx,
+  rssMb,
+  startFleet,
+  startNginx,
+  startOurProxy,
+  stop,
+  stopNginx,
+  sumSamples,
+  timeWait,
+  waitForHttp,
+  type Nginx,
+  type OurProxy,
+} from './proxy-bench/processes.ts'
 
 const SELF = resolve(import.meta.path)
-const MAIN = resolve(import.meta.dir, '../../src/main.ts')
 
 // ---------------------------------------------------------------------------
 // Child role: `bun run proxy.bench.ts fleet <sleepMs> <port>...` serves the
@@ -64,301 +78,6 @@ function runFleet(sleepMs: number, ports: number[]): void {
       fetch: sleepMs > 0 ? () => Bun.sleep(sleepMs).then(answer) : answer,
     })
   }
-}
-
-// ---------------------------------------------------------------------------
-// Load generation
-// ---------------------------------------------------------------------------
-
-export interface LoadResult {
-  readonly requests: number
-  readonly rps: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-  readonly errors: number
-  readonly tool: 'wrk' | 'in-process'
-}
-
-const hasWrk = spawnSync(['sh', '-c', 'command -v wrk']).exitCode === 0
-
-async function load(url: string, seconds: number, connections: number): Promise<LoadResult> {
-  return hasWrk ? wrk(url, seconds, connections) : inProcessLoad(url, seconds, connections)
-}
-
-async function wrk(url: string, seconds: number, connections: number): Promise<LoadResult> {
-  const child = spawn(['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--latency', url], { stdout: 'pipe', stderr: 'pipe' })
-  const text = await new Response(child.stdout).text()
-  await child.exited
-  const duration = (pattern: RegExp) => {
-    const m = pattern.exec(text)
-    if (!m) return NaN
-    const value = Number(m[1])
-    return m[2] === 'us' ? value / 1000 : m[2] === 's' ? value * 1000 : value
-  }
-  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN)
-  const errorsMatch = /Non-2xx or 3xx responses: (\d+)/.exec(text)
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text)
-  const errors =
-    Number(errorsMatch?.[1] ?? 0) + (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0)
-  return {
-    requests,
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN),
-    p50Ms: duration(/\s50%\s+([\d.]+)(us|ms|s)/),
-    p99Ms: duration(/\s99%\s+([\d.]+)(us|ms|s)/),
-    errors,
-    tool: 'wrk',
-  }
-}
-
-/** A closed-loop generator: `connections` workers, each sending the next request when the last is done. */
-async function inProcessLoad(url: string, seconds: number, connections: number): Promise<LoadResult> {
-  const latencies: number[] = []
-  let errors = 0
-  const end = performance.now() + seconds * 1000
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now()
-        try {
-          const response = await fetch(url)
-          await response.arrayBuffer()
-          if (response.status >= 400) errors++
-        } catch {
-          errors++
-        }
-        latencies.push(performance.now() - t)
-      }
-    }),
-  )
-  const elapsed = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  return {
-    requests: latencies.length,
-    rps: latencies.length / elapsed,
-    p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? NaN,
-    p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? NaN,
-    errors,
-    tool: 'in-process',
-  }
-}
-
-/**
- * An open-loop generator at a fixed rate (for the accounting check): a
- * request is started every 1/rate s, at most `connections` in flight (a
- * request that finds them all busy is not sent, and counted as dropped).
- */
-async function fixedRate(url: string, rate: number, seconds: number, connections: number) {
-  let sent = 0
-  let dropped = 0
-  let failed = 0
-  let inFlight = 0
-  const tickMs = 5
-  const perTick = rate * (tickMs / 1000)
-  let credit = 0
-  const end = performance.now() + seconds * 1000
-  const pending = new Set<Promise<void>>()
-  while (performance.now() < end) {
-    credit += perTick
-    while (credit >= 1) {
-      credit--
-      if (inFlight >= connections) {
-        dropped++
-        continue
-      }
-      inFlight++
-      sent++
-      const p: Promise<void> = fetch(url)
-        .then((r) => r.arrayBuffer())
-        .then(
-          () => {},
-          () => void failed++,
-        )
-        .finally(() => {
-          inFlight--
-          pending.delete(p)
-        })
-      pending.add(p)
-    }
-    await Bun.sleep(tickMs)
-  }
-  await Promise.all(pending)
-  return { sent, dropped, failed }
-}
-
-// ---------------------------------------------------------------------------
-// Processes
-// ---------------------------------------------------------------------------
-
-function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  for (;;) {
-    try {
-      const response = await fetch(url)
-      await response.arrayBuffer()
-      if (response.status < 500) return
-    } catch {
-      // not up yet
-    }
-    if (performance.now() > deadline) throw new Error(`${url} did not come up within ${timeoutMs} ms`)
-    await Bun.sleep(50)
-  }
-}
-
-function startFleet(sleepMs: number, ports: number[]): Subprocess {
-  return spawn(['bun', 'run', SELF, 'fleet', String(sleepMs), ...ports.map(String)], { stdout: 'ignore', stderr: 'inherit' })
-}
-
-interface OurProxy {
-  readonly child: Subprocess
-  readonly url: string
-  readonly adminUrl: string
-}
-
-/** Our proxy settings for the runs; see docs/proxy.md "Benchmark" for why. */
-export const OUR_PROXY_ENV = {
-  SVC_APP_LOG_LEVEL: 'warn',
-  SVC_APP_LOG_FORMAT: 'json',
-  SVC_APP_APP_ENV: 'production',
-  // Live and shadow together within Bun's 64 shared idle sockets: no churn.
-  SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '32',
-  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '32',
-} as const
-
-async function startOurProxy(live: string, shadow: string, env: Record<string, string>): Promise<OurProxy> {
-  const port = freePort()
-  const adminPort = freePort()
-  const child = spawn(['bun', 'run', MAIN, 'proxy'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ...OUR_PROXY_ENV,
-      SVC_APP_PORT: String(port),
-      SVC_APP_ADMIN_PORT: String(adminPort),
-      SVC_APP_LIVE_URL: live,
-      SVC_APP_SHADOW_URL: shadow,
-      ...env,
-    },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  })
-  const proxy = { child, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` }
-  await waitForHttp(`${proxy.adminUrl}/health/ready`)
-  return proxy
-}
-
-async function stop(child: Subprocess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
-  await child.exited
-  clearTimeout(timer)
-}
-
-function rssMb(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024
-  } catch {
-    return NaN
-  }
-}
-
-/** TIME_WAIT sockets to or from the given ports (the proxy's outbound connections). */
-function timeWait(ports: number[]): number {
-  const filter = ports.map((p) => `dport = :${p} or sport = :${p}`).join(' or ')
-  const result = spawnSync(['ss', '-tan', 'state', 'time-wait', `( ${filter} )`])
-  if (result.exitCode !== 0) return NaN
-  return Math.max(0, result.stdout.toString().trim().split('\n').length - 1)
-}
-
-function sumSamples(text: string, name: string, labels: Record<string, string> = {}): number {
-  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
-  let sum = 0
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue
-    const end = line.search(/[{ ]/)
-    if (end === -1 || line.slice(0, end) !== name || !pairs.every((p) => line.includes(p))) continue
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1))
-  }
-  return sum
-}
-
-// ---------------------------------------------------------------------------
-// nginx: the reference a user would otherwise pick
-// ---------------------------------------------------------------------------
-
-const hasNginx = spawnSync(['sh', '-c', 'command -v nginx']).exitCode === 0
-
-interface Nginx {
-  readonly child: Subprocess
-  readonly proxyUrl: string
-  readonly mirrorUrl: string
-  readonly dir: string
-}
-
-async function startNginx(proxyLive: number, mirrorLive: number, mirrorShadow: number): Promise<Nginx | undefined> {
-  if (!hasNginx) return undefined
-  const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-nginx-'))
-  const proxyPort = freePort()
-  const mirrorPort = freePort()
-  const upstreamOptions = 'proxy_http_version 1.1; proxy_set_header Connection "";'
-  const config = `
-daemon off;
-worker_processes auto;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream live { server 127.0.0.1:${proxyLive}; keepalive 64; }
-  upstream mirror_live { server 127.0.0.1:${mirrorLive}; keepalive 64; }
-  upstream shadow { server 127.0.0.1:${mirrorShadow}; keepalive 64; }
-  server {
-    listen 127.0.0.1:${proxyPort};
-    location / { proxy_pass http://live; ${upstreamOptions} }
-  }
-  server {
-    listen 127.0.0.1:${mirrorPort};
-    location / { mirror /mirror; proxy_pass http://mirror_live; ${upstreamOptions} }
-    location = /mirror { internal; proxy_pass http://shadow$request_uri; ${upstreamOptions} }
-  }
-}
-`
-  writeFileSync(join(dir, 'nginx.conf'), config)
-  const child = spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdout: 'ignore', stderr: 'inherit' })
-  const nginx = { child, proxyUrl: `http://127.0.0.1:${proxyPort}/`, mirrorUrl: `http://127.0.0.1:${mirrorPort}/`, dir }
-  try {
-    await waitForHttp(nginx.proxyUrl)
-  } catch (error) {
-    child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-    console.error(`nginx did not start (${String(error)}); its rows are skipped`)
-    return undefined
-  }
-  return nginx
-}
-
-async function stopNginx(nginx: Nginx | undefined): Promise<void> {
-  if (!nginx) return
-  // SIGQUIT: graceful shutdown of the master (our own child) and its workers.
-  nginx.child.kill('SIGQUIT')
-  const timer = setTimeout(() => nginx.child.kill('SIGKILL'), 10_000)
-  await nginx.child.exited
-  clearTimeout(timer)
-  rmSync(nginx.dir, { recursive: true, force: true })
 }
 
 // ---------------------------------------------------------------------------
@@ -430,9 +149,9 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const slowShadow = freePort()
   const downShadow = freePort()
   const children: Subprocess[] = [
-    startFleet(0, Object.values(live)),
-    startFleet(0, Object.values(shadowPorts)),
-    startFleet(2000, [slowShadow]),
+    startFleet(SELF, 0, Object.values(live)),
+    startFleet(SELF, 0, Object.values(shadowPorts)),
+    startFleet(SELF, 2000, [slowShadow]),
   ]
   const at = (port: number) => `http://127.0.0.1:${port}`
   let nginx: Nginx | undefined

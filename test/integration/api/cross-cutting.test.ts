@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
-import { BACKENDS } from '../../support/database.ts'
+import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
 const gateId = '00000000-0000-4000-8000-000000000000'
 /** Every operation of SPEC.md "Endpoints", with a body where it needs one. */
@@ -21,7 +21,7 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
   let t: TestApi
   beforeAll(async () => {
     t = await startTestApi(backend, { SVC_APP_HSTS_ENABLED: 'true' })
-  })
+  }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {
     await t.stop()
   })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestApi, type TestApi } from '../../support/api-server.ts'
-import { BACKENDS } from '../../support/database.ts'
+import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
 const gateBody = (n: number | string) => ({
   name: `gate-${n}`,
@@ -12,7 +12,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
   let t: TestApi
   beforeAll(async () => {
     t = await startTestApi(backend)
-  })
+  }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {
     await t.stop()
   })
@@ -148,7 +148,7 @@ describe.each(BACKENDS)('listGates on %s', (backend) => {
     for (const n of ['alpha', 'bravo', 'charlie', 'delta', 'echo']) {
       expect((await t.call('POST', '/gates', gateBody(n))).status).toBe(201)
     }
-  })
+  }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {
     await t.stop()
   })

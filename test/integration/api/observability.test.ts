@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { familyOf, histogramSeries, parseExposition, sampleOf } from '../../support/prometheus-text.ts'
 import { startTestApi, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
-import { BACKENDS } from '../../support/database.ts'
+import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
 describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
   let t: TestApi
   beforeAll(async () => {
     t = await startTestApi(backend)
-  })
+  }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {
     await t.stop()
   })

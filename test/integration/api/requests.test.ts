@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestApi, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
-import { BACKENDS } from '../../support/database.ts'
+import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
 type Summary = {
   id: string
@@ -35,7 +35,7 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     t = await startTestApi(backend)
     const res = await t.call('POST', '/gates', { name: 'orders', live_url: 'http://live:1', shadow_url: 'http://shadow:1' })
     gateId = ((await res.json()) as { data: { id: string } }).data.id
-  })
+  }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {
     await t.stop()
   })
@@ -208,7 +208,7 @@ describe.each(BACKENDS)('listRequests on %s', (backend) => {
       { method: 'GET', path: '/health_check%', created_at: at(1), live: { a: 1 } },
     ]
     for (const row of rows) expect((await t.call('POST', `/gates/${gateId}/requests`, captureBody(row))).status).toBe(201)
-  })
+  }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {
     await t.stop()
   })

@@ -1,0 +1,180 @@
+/**
+ * The processes of the proxy benchmark, each a child of the benchmark on
+ * 127.0.0.1, stopped by its PID: the upstream fleets, our proxy, nginx.
+ */
+import { spawn, spawnSync, type Subprocess } from 'bun'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
+
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    try {
+      const response = await fetch(url)
+      await response.arrayBuffer()
+      if (response.status < 500) return
+    } catch {
+      // not up yet
+    }
+    if (performance.now() > deadline) throw new Error(`${url} did not come up within ${timeoutMs} ms`)
+    await Bun.sleep(50)
+  }
+}
+
+/** Starts `script fleet <sleepMs> <ports...>` (the benchmark's own child role). */
+export function startFleet(script: string, sleepMs: number, ports: number[]): Subprocess {
+  return spawn(['bun', 'run', script, 'fleet', String(sleepMs), ...ports.map(String)], { stdout: 'ignore', stderr: 'inherit' })
+}
+
+export interface OurProxy {
+  readonly child: Subprocess
+  readonly url: string
+  readonly adminUrl: string
+}
+
+/** Our proxy settings for the runs; see docs/proxy.md "Benchmark" for why. */
+export const OUR_PROXY_ENV = {
+  SVC_APP_LOG_LEVEL: 'warn',
+  SVC_APP_LOG_FORMAT: 'json',
+  SVC_APP_APP_ENV: 'production',
+  // Live and shadow together within Bun's 64 shared idle sockets: no churn.
+  SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '32',
+  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '32',
+} as const
+
+export async function startOurProxy(live: string, shadow: string, env: Record<string, string>): Promise<OurProxy> {
+  const port = freePort()
+  const adminPort = freePort()
+  const child = spawn(['bun', 'run', MAIN, 'proxy'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...OUR_PROXY_ENV,
+      SVC_APP_PORT: String(port),
+      SVC_APP_ADMIN_PORT: String(adminPort),
+      SVC_APP_LIVE_URL: live,
+      SVC_APP_SHADOW_URL: shadow,
+      ...env,
+    },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const proxy = { child, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` }
+  await waitForHttp(`${proxy.adminUrl}/health/ready`)
+  return proxy
+}
+
+export async function stop(child: Subprocess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  await child.exited
+  clearTimeout(timer)
+}
+
+export function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024
+  } catch {
+    return NaN
+  }
+}
+
+/** TIME_WAIT sockets to or from the given ports (the proxy's outbound connections). */
+export function timeWait(ports: number[]): number {
+  const filter = ports.map((p) => `dport = :${p} or sport = :${p}`).join(' or ')
+  const result = spawnSync(['ss', '-tan', 'state', 'time-wait', `( ${filter} )`])
+  if (result.exitCode !== 0) return NaN
+  return Math.max(0, result.stdout.toString().trim().split('\n').length - 1)
+}
+
+export function sumSamples(text: string, name: string, labels: Record<string, string> = {}): number {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue
+    const end = line.search(/[{ ]/)
+    if (end === -1 || line.slice(0, end) !== name || !pairs.every((p) => line.includes(p))) continue
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return sum
+}
+
+// nginx: the reference a user would otherwise pick.
+
+export const hasNginx = spawnSync(['sh', '-c', 'command -v nginx']).exitCode === 0
+
+export interface Nginx {
+  readonly child: Subprocess
+  readonly proxyUrl: string
+  readonly mirrorUrl: string
+  readonly dir: string
+}
+
+export async function startNginx(proxyLive: number, mirrorLive: number, mirrorShadow: number): Promise<Nginx | undefined> {
+  if (!hasNginx) return undefined
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-nginx-'))
+  const proxyPort = freePort()
+  const mirrorPort = freePort()
+  const upstreamOptions = 'proxy_http_version 1.1; proxy_set_header Connection "";'
+  const config = `
+daemon off;
+worker_processes auto;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream live { server 127.0.0.1:${proxyLive}; keepalive 64; }
+  upstream mirror_live { server 127.0.0.1:${mirrorLive}; keepalive 64; }
+  upstream shadow { server 127.0.0.1:${mirrorShadow}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${proxyPort};
+    location / { proxy_pass http://live; ${upstreamOptions} }
+  }
+  server {
+    listen 127.0.0.1:${mirrorPort};
+    location / { mirror /mirror; proxy_pass http://mirror_live; ${upstreamOptions} }
+    location = /mirror { internal; proxy_pass http://shadow$request_uri; ${upstreamOptions} }
+  }
+}
+`
+  writeFileSync(join(dir, 'nginx.conf'), config)
+  const child = spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdout: 'ignore', stderr: 'inherit' })
+  const nginx = { child, proxyUrl: `http://127.0.0.1:${proxyPort}/`, mirrorUrl: `http://127.0.0.1:${mirrorPort}/`, dir }
+  try {
+    await waitForHttp(nginx.proxyUrl)
+  } catch (error) {
+    child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+    console.error(`nginx did not start (${String(error)}); its rows are skipped`)
+    return undefined
+  }
+  return nginx
+}
+
+export async function stopNginx(nginx: Nginx | undefined): Promise<void> {
+  if (!nginx) return
+  // SIGQUIT: graceful shutdown of the master (our own child) and its workers.
+  nginx.child.kill('SIGQUIT')
+  const timer = setTimeout(() => nginx.child.kill('SIGKILL'), 10_000)
+  await nginx.child.exited
+  clearTimeout(timer)
+  rmSync(nginx.dir, { recursive: true, force: true })
+}
