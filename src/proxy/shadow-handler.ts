@@ -201,11 +201,20 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     // Started first, so the shadow request leaves in the same tick as live's.
     tasks.run(
       (task) =>
-        compare(task.signal, task.abort, { id, method, target, headers, bytes, createdAt, liveOutcome, settleLive }),
+        compare(task.signal, task.abort, {
+          id,
+          method,
+          target,
+          headers,
+          body: body === null ? null : bytes,
+          createdAt,
+          liveOutcome,
+          settleLive,
+        }),
       (error) => logger.error('background comparison failed unexpectedly', { error }),
     )
     const sendStarted = performance.now()
-    const result: LiveResult = await live.send(method, target, headers, bytes)
+    const result: LiveResult = await live.send(method, target, headers, body === null ? null : bytes)
     if (!result.ok) {
       settleLive({
         kind: 'no-response',
@@ -224,7 +233,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     readonly method: string
     readonly target: string
     readonly headers: Headers
-    readonly bytes: Uint8Array
+    /** The request body as read, or null when the request had none (GET, HEAD). */
+    readonly body: Uint8Array | null
     readonly createdAt: Date
     readonly liveOutcome: Promise<LiveOutcome>
     /** Settles `liveOutcome`; the first call wins. */
@@ -249,7 +259,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         outcome = { kind: 'skipped', reason: 'report_failed' }
       } else {
         const { path, rawQuery } = splitTarget(pending.target)
-        const { headers, bytes } = pending
+        const { headers } = pending
+        const body = pending.body ?? EMPTY
         const capture: Capture = {
           id: pending.id,
           method: pending.method,
@@ -258,7 +269,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           createdAt: pending.createdAt,
           // Built only for a sink that reads it (the API reporter; the diff does not).
           get request() {
-            return { headers: headerMapOf(headers), body: bytes }
+            return { headers: headerMapOf(headers), body }
           },
           live: liveExchange,
           shadow: shadowExchange,
@@ -287,7 +298,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         method: pending.method,
         pathAndQuery: pending.target,
         headers: shadowRequestHeaders(pending.headers),
-        body: pending.bytes.byteLength > 0 ? pending.bytes : null,
+        body: pending.body,
         signal,
       })
       done = exchange.done

@@ -63,13 +63,23 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   const metrics = createProxyMetrics(registry)
   const readiness = new Readiness()
   // Up first, so that /health/live answers and /health/ready says 503 while the gate is fetched.
-  const admin = startAdminServer({
-    port: config.adminPort,
-    hostname,
-    readiness,
-    registry: config.metricsEnabled ? registry : undefined,
-  })
+  let admin: AdminServer
+  try {
+    admin = listenOr('SVC_APP_ADMIN_PORT', config.adminPort, () =>
+      startAdminServer({ port: config.adminPort, hostname, readiness, registry: config.metricsEnabled ? registry : undefined }),
+    )
+  } catch (error) {
+    processMetrics.stop()
+    throw error
+  }
   const pool = createUpstreamPool({ settings: config.shadow.httpClient, metrics: metrics.client })
+  /** Undoes the above when startup fails half-way. */
+  const abandon = async (error: unknown): Promise<never> => {
+    processMetrics.stop()
+    pool.close()
+    await admin.stop()
+    throw error
+  }
 
   let wiring: { settings: ShadowSettings; sink: CaptureSink | undefined; breaker: CircuitBreaker | undefined }
   try {
@@ -88,10 +98,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
           }
         : await apiModeWiring(config, config.mode, { logger, metrics, pool, warningIntervalMs: options.warningIntervalMs })
   } catch (error) {
-    processMetrics.stop()
-    pool.close()
-    await admin.stop()
-    throw error
+    return abandon(error)
   }
 
   const handler = createShadowHandler(wiring.settings, {
@@ -102,25 +109,12 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
     breaker: wiring.breaker,
     warningIntervalMs: options.warningIntervalMs,
   })
-  const server = Bun.serve({
-    port: config.port,
-    hostname,
-    fetch: (request, bunServer) =>
-      handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
-    error(error) {
-      logger.error('proxy request failed unexpectedly', { error })
-      return new Response(JSON.stringify({ type: '/errors/internal', title: 'Internal server error', status: 500 }), {
-        status: 500,
-        headers: { 'content-type': 'application/problem+json' },
-      })
-    },
-    // One inactivity timeout for reading a request, writing a response and
-    // idle keep-alive (docs/proxy.md "Timeouts"); never below the write
-    // timeout, which is at least the live timeout.
-    idleTimeout: Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000)),
-    // Bodies above SVC_APP_MAX_BODY_SIZE are still forwarded to live, streamed.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-  })
+  let server: Bun.Server<undefined>
+  try {
+    server = listenOr('SVC_APP_PORT', config.port, () => serveProxy(config, hostname, handler, logger))
+  } catch (error) {
+    return abandon(error)
+  }
   const port = server.port!
   readiness.markReady()
   logger.info('proxy listening', {
@@ -154,6 +148,41 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
       })()
       return stopping
     },
+  }
+}
+
+/** The proxy listener: every request goes to the handler; Bun's timeouts per docs/proxy.md "Timeouts". */
+function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandler, logger: Logger): Bun.Server<undefined> {
+  return Bun.serve({
+    port: config.port,
+    hostname,
+    fetch: (request, bunServer) =>
+      handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
+    error(error) {
+      logger.error('proxy request failed unexpectedly', { error })
+      return new Response(JSON.stringify({ type: '/errors/internal', title: 'Internal server error', status: 500 }), {
+        status: 500,
+        headers: { 'content-type': 'application/problem+json' },
+      })
+    },
+    // One inactivity timeout for reading a request, writing a response and
+    // idle keep-alive (docs/proxy.md "Timeouts"); never below the write
+    // timeout, which is at least the live timeout.
+    idleTimeout: Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000)),
+    // Bodies above SVC_APP_MAX_BODY_SIZE are still forwarded to live, streamed.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  })
+}
+
+/** Runs `listen`; a port already in use becomes one startup line naming the variable. */
+function listenOr<T>(variable: string, port: number, listen: () => T): T {
+  try {
+    return listen()
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+      throw new ConfigError(variable, String(port), 'is already in use by another process')
+    }
+    throw error
   }
 }
 

@@ -140,6 +140,9 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 20)
   const connections = options.connections ?? env('PROXY_BENCH_CONNECTIONS', 64)
   const print = options.print ?? ((line: string) => console.log(line))
+  // On a shared machine, say how busy it was before we added our load.
+  const idleBefore = await cpuIdleText()
+  print(`machine before the run: ${idleBefore}`)
   if (!hasWrk) print('wrk not found (apt-get install -y wrk): using the slower in-process load generator')
   if (!hasNginx) print('nginx not found (apt-get install -y nginx): the nginx rows are skipped')
 
@@ -224,7 +227,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     await Promise.all(children.map((child) => stop(child)))
   }
 
-  const report: ProxyBenchReport = { date: new Date().toISOString(), machine: machineText(), rounds, rows, accounting }
+  const report: ProxyBenchReport = { date: new Date().toISOString(), machine: `${machineText()}, ${idleBefore}`, rounds, rows, accounting }
   print('')
   print(formatReport(report))
   return report
@@ -276,6 +279,23 @@ function vsNoShadow(result: LoadResult | undefined, baseline: LoadResult | undef
   if (!result || !baseline) return ''
   const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)}%`
   return `p50 ${pct(result.p50Ms, baseline.p50Ms)}, p99 ${pct(result.p99Ms, baseline.p99Ms)} vs no shadowing`
+}
+
+/** CPU idle over one second, from /proc/stat (Linux). */
+async function cpuIdleText(): Promise<string> {
+  const read = () => {
+    try {
+      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+      return { idle: fields[3]! + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) }
+    } catch {
+      return undefined
+    }
+  }
+  const a = read()
+  await Bun.sleep(1000)
+  const b = read()
+  if (!a || !b || b.total === a.total) return 'CPU idle unknown'
+  return `CPU ${((1 - (b.idle - a.idle) / (b.total - a.total)) * 100).toFixed(0)}% busy before the run`
 }
 
 function machineText(): string {

@@ -5,6 +5,8 @@ import type { DiffSelectEvent } from '../lib/events.ts'
 import { formatTime } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
 import { LoadController } from '../lib/load-controller.ts'
+import { comparisonOutcome, failureText } from '../lib/outcome.ts'
+import type { Outcome } from '../lib/outcome.ts'
 import { loadRequestView } from '../lib/request-view.ts'
 import type { RequestView } from '../lib/request-view.ts'
 import { gatePath } from '../lib/router.ts'
@@ -114,6 +116,35 @@ export class RequestPage extends LitElement {
         color: var(--warn);
         font-size: 12.5px;
       }
+      .failed {
+        margin: 16px;
+        padding: 12px 16px;
+        border: 1px solid #efc2bd;
+        border-left: 4px solid var(--danger);
+        border-radius: var(--radius);
+        background: var(--danger-soft);
+      }
+      .failed p {
+        margin: 4px 0 0;
+      }
+      .failed ul {
+        margin: 6px 0 0;
+        padding: 0;
+        list-style: none;
+      }
+      .failed li {
+        display: flex;
+        gap: 8px;
+        align-items: baseline;
+      }
+      .failed code {
+        overflow-wrap: anywhere;
+      }
+      .side-name {
+        min-width: 3.5rem;
+        font-weight: 650;
+        text-transform: capitalize;
+      }
       .responses {
         display: grid;
         grid-template-columns: repeat(2, minmax(0, 1fr));
@@ -175,7 +206,7 @@ export class RequestPage extends LitElement {
 
   private _header(v: RequestView) {
     const d = v.detail
-    const ops = d.diff.content.length
+    const outcome = comparisonOutcome(d)
     return html`<header>
       <nav aria-label="Breadcrumb">
         <ol class="crumbs">
@@ -193,11 +224,7 @@ export class RequestPage extends LitElement {
             <div><dt>Id</dt><dd class="mono">${d.id}</dd></div>
             <div>
               <dt>Diff</dt>
-              <dd>
-                ${ops
-                  ? html`<span class="badge diff-yes">${ops} ${ops === 1 ? 'operation' : 'operations'}</span>`
-                  : html`<span class="badge diff-no">identical</span>`}
-              </dd>
+              <dd>${outcomeBadge(outcome)}</dd>
             </div>
           </dl>
         </div>
@@ -238,8 +265,30 @@ export class RequestPage extends LitElement {
         : nothing}
       ${ops.length
         ? html`<diff-list .ops=${ops} .liveDoc=${v.liveDoc} @diff-select=${this._onSelect}></diff-list>`
-        : html`<empty-state heading="No difference">The live and shadow responses matched for this request.</empty-state>`}
+        : this._noOps(v)}
     </section>`
+  }
+
+  /** An empty patch: a match, or no comparison because a side failed. */
+  private _noOps(v: RequestView) {
+    const outcome = comparisonOutcome(v.detail)
+    if (outcome.kind !== 'error') {
+      return html`<empty-state heading="No difference">The live and shadow responses matched for this request.</empty-state>`
+    }
+    const both = outcome.failed.length === 2
+    const heading = both ? 'Neither service answered' : `The ${outcome.failed[0]} service did not answer`
+    return html`<div class="failed" role="note" aria-labelledby="failed-title">
+      <h3 id="failed-title">${heading}</h3>
+      <p>Nothing was compared. The proxy recorded:</p>
+      <ul>
+        ${outcome.failed.map(
+          (side) => html`<li>
+            <span class="side-name">${side}</span>
+            <code>${failureText(side === 'live' ? v.liveBody : v.shadowBody)}</code>
+          </li>`,
+        )}
+      </ul>
+    </div>`
   }
 
   private _request(v: RequestView) {
@@ -273,6 +322,17 @@ export class RequestPage extends LitElement {
     // Live first, so the shadow side is the one left in view when both scroll.
     if (l.livePointer !== undefined) await this._livePanel?.reveal(l.livePointer)
     if (l.shadowPointer !== undefined) await this._shadowPanel?.reveal(l.shadowPointer)
+  }
+}
+
+function outcomeBadge(outcome: Outcome) {
+  switch (outcome.kind) {
+    case 'diff':
+      return html`<span class="badge diff-yes">${outcome.ops} ${outcome.ops === 1 ? 'operation' : 'operations'}</span>`
+    case 'match':
+      return html`<span class="badge diff-no">identical</span>`
+    case 'error':
+      return html`<span class="badge status-err">not compared</span>`
   }
 }
 

@@ -104,12 +104,19 @@ export class RequestTable extends LitElement {
       <td class="side">${response(r.live_response, false)}</td>
       <td class="side">${response(r.shadow_response, r.shadow_response.latency_ms > r.live_response.latency_ms * 1.5 + 5)}</td>
       <td>
-        ${r.has_diff
-          ? html`<span class="badge diff-yes">diff</span>`
-          : html`<span class="badge diff-no">same</span>`}
+        ${diffBadge(r)}
       </td>
     </tr>`
   }
+}
+
+/** A failed side (status 0) is counted as a diff with an empty patch (DESIGN.md): say it was not compared. */
+function diffBadge(r: RequestSummary) {
+  if (!r.has_diff) return html`<span class="badge diff-no">same</span>`
+  if (r.live_response.status_code === 0 || r.shadow_response.status_code === 0) {
+    return html`<span class="badge status-err" title="Not compared: a service did not answer">error</span>`
+  }
+  return html`<span class="badge diff-yes">diff</span>`
 }
 
 function response(res: ResponseSummary, slower: boolean) {

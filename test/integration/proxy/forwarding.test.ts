@@ -128,6 +128,11 @@ describe('headers', () => {
     }
     expect(toLive!.headers.get('x-svc-mode')).toBeNull()
     expect(toShadow!.headers.get('x-svc-mode')).toBe('shadow')
+    // A GET stays a GET without a body on both sides.
+    for (const request of [toLive!, toShadow!]) {
+      expect(request.headers.get('content-length')).toBeNull()
+      expect(request.headers.get('transfer-encoding')).toBeNull()
+    }
   })
 
   test('keeps X-Forwarded-Proto and -Host set by a proxy in front', async () => {

@@ -182,3 +182,17 @@ describe('startup errors: exit 1 and one line naming the variable', () => {
     expect(stderr).not.toContain(secret)
   }, SPAWN_TIMEOUT_MS)
 })
+
+describe('a port in use', () => {
+  test('fails startup with one line naming the variable', async () => {
+    const taken = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+    try {
+      const child = spawnMain({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_PORT: String(taken.port), SVC_APP_ADMIN_PORT: '0' })
+      const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
+      expect(code).toBe(1)
+      expect(stderr.trim()).toBe(`SVC_APP_PORT: "${taken.port}" is already in use by another process`)
+    } finally {
+      taken.stop(true)
+    }
+  }, SPAWN_TIMEOUT_MS)
+})
