@@ -20,15 +20,23 @@ export interface RunningApi {
   stop(): Promise<void>
 }
 
+export interface CreateApiOptions {
+  readonly logger?: Logger
+  /** An already open (and migrated) database, which then stays open on stop(). */
+  readonly database?: Database
+  /** Interface to listen on. @default '0.0.0.0' */
+  readonly hostname?: string
+}
+
 /** Starts the API from a validated configuration; used by main.ts, the demo and the tests. */
 export async function createApi(
   config: ApiConfig,
-  logger: Logger = createLogger({ level: config.logLevel, format: config.logFormat }),
-  /** An already open (and migrated) database, which then stays open on stop(). */
-  database?: Database,
+  options: CreateApiOptions = {},
 ): Promise<RunningApi> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat })
+  const database = options.database
   const registry = new Registry({ onCollectError: (error, name) => logger.warn('metric collection failed', { metric: name ?? '', error: String(error) }) })
-  registerProcessMetrics(registry)
+  const processMetrics = registerProcessMetrics(registry)
   const http = createHttpServerMetrics(registry, { withRoute: true })
   const comparisons = createComparisonMetrics(registry)
 
@@ -63,7 +71,7 @@ export async function createApi(
   })
   const server = Bun.serve({
     port: config.port,
-    hostname: '0.0.0.0',
+    hostname: options.hostname ?? '0.0.0.0',
     fetch,
     // Bun has one inactivity timeout (at most 255 s) for reading a request
     // and for idle keep-alive connections; see README "Timeouts".
@@ -84,6 +92,7 @@ export async function createApi(
     async stop() {
       context.lifecycle.accepting = false
       cleanup.stop()
+      processMetrics.stop()
       await server.stop(false)
       if (!database) await db.close()
       logger.info('api stopped')

@@ -40,7 +40,7 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
       const noise = { generated_at: new Date().toISOString(), request_id: crypto.randomUUID() }
       const shadow = flavour === 'shadow'
       if (url.pathname === '/api/products') {
-        const items = PRODUCTS.map((p) => productView(p, shadow))
+        const items = PRODUCTS.map((p) => listView(p, shadow))
         return Response.json({ ...noise, total: items.length, items })
       }
       const match = /^\/api\/products\/(\d+)$/.exec(url.pathname)
@@ -74,12 +74,14 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
   }
 }
 
+/** One product: the candidate's prices are off by a few hundredths (the gate tolerates 0.015). */
 function productView(product: Product, shadow: boolean) {
   const price = shadow ? Math.round(product.price * 1.0004 * 100) / 100 : product.price
-  const tags = shadow ? [...product.tags].sort() : product.tags
-  const view: Record<string, unknown> = { id: product.id, name: product.name, price, tags }
-  // The candidate renamed `stock` to `in_stock`.
-  if (shadow) view.in_stock = product.stock
-  else view.stock = product.stock
-  return view
+  return { id: product.id, name: product.name, price, tags: product.tags, stock: product.stock }
+}
+
+/** The list: the candidate renamed `stock` to `in_stock` and sorts tags. */
+function listView(product: Product, shadow: boolean) {
+  const { stock, tags, ...rest } = productView(product, shadow)
+  return shadow ? { ...rest, tags: [...tags].sort(), in_stock: stock } : { ...rest, tags, stock }
 }

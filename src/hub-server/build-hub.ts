@@ -70,7 +70,11 @@ export async function buildHub(options: BuildHubOptions): Promise<BuildHubResult
       minify: options.minify ?? true,
       sourcemap: 'linked',
       naming: { entry: '[name]-[hash].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
-      define: { ...viteDefine({}), ...options.define },
+      // Lit ships a dev-mode build under the "development" export condition,
+      // which Bun picks unless NODE_ENV says production: the hub is always a
+      // production build, whoever starts it.
+      conditions: ['production'],
+      define: { 'process.env.NODE_ENV': JSON.stringify('production'), ...viteDefine({}), ...options.define },
     })
     if (!result.success) {
       throw new AggregateError(result.logs, `hub build failed: ${result.logs.map(String).join('\n')}`)

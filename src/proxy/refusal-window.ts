@@ -1,8 +1,8 @@
 /**
  * After the shadow refuses a connection, it is not tried again for a short
  * window; shadow requests in that window fail at once with the same cause.
- * A refused connect costs the kernel a socket, a SYN and a RST (about
- * 100 µs of CPU on loopback, measured): paid for every request while the
+ * A refused connect costs the kernel a socket, a SYN and a RST (60-150 µs
+ * of CPU on loopback, measured): paid for every request while the
  * shadow is down, it would slow live traffic, which must not notice the
  * shadow at all. nginx does the same for its upstreams (`max_fails=1
  * fail_timeout=10s` by default).

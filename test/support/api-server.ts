@@ -30,7 +30,7 @@ export async function startTestApi(backend: Backend, env: Record<string, string>
   })
   const logs: string[] = []
   const logger = createLogger({ level: 'debug', format: 'json', write: (line) => void logs.push(line) })
-  const api = await createApi(config, logger, database.db)
+  const api = await createApi(config, { logger, database: database.db, hostname: '127.0.0.1' })
   const url = api.url
   return {
     url,

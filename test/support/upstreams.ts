@@ -27,6 +27,8 @@ export interface RecordedRequest {
   readonly body: Uint8Array
   /** performance.now() when the request arrived. */
   readonly receivedAt: number
+  /** The client's port: requests on one keep-alive connection share it. */
+  readonly remotePort: number
 }
 
 /** A route handler; the request body has already been read into `body`. */
@@ -152,8 +154,9 @@ export async function startUpstream(name: string, options: { port?: number } = {
     hostname: '127.0.0.1',
     port: options.port ?? 0,
     idleTimeout: 30,
-    async fetch(request) {
+    async fetch(request, server) {
       const receivedAt = performance.now()
+      const remotePort = server.requestIP(request)?.port ?? 0
       const url = new URL(request.url)
       let body: Uint8Array
       try {
@@ -167,6 +170,7 @@ export async function startUpstream(name: string, options: { port?: number } = {
         headers: request.headers,
         body,
         receivedAt,
+        remotePort,
       })
       const handler = routes.get(url.pathname)
       return handler ? handler(request, body) : builtIn(name, request, body)

@@ -123,7 +123,7 @@ export class DiffConfigForm extends LitElement {
         <span id="float_tolerance-hint" class="hint">Numbers differ only when |live − shadow| exceeds it. 0 is exact.</span>
         <span id="float_tolerance-error" class="field-error">${this._errors.float_tolerance ?? nothing}</span>
       </div>
-      <div class="field">
+      <div class="field" role="group" aria-labelledby="sort-label">
         <span class="label" id="sort-label"><strong>Arrays</strong></span>
         <label class="inline" for="sort_arrays">
           <input id="sort_arrays" name="sort_arrays" type="checkbox" .checked=${d.sort_arrays} aria-describedby="sort_arrays-hint" />

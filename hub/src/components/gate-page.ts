@@ -3,6 +3,7 @@ import { customElement, property } from 'lit/decorators.js'
 import type { FiltersChangeEvent, GateSavedEvent, PageChangeEvent, SortChangeEvent } from '../lib/events.ts'
 import { formatCount, formatRate, formatRelative, formatTime, rateBand } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
+import { HeadingFocus } from '../lib/heading-focus.ts'
 import { LoadController } from '../lib/load-controller.ts'
 import { REQUEST_SORTS, hasRequestFilters, parseRequestQuery, requestQueryToString } from '../lib/query-string.ts'
 import type { RequestListQuery, RequestSort } from '../lib/query-string.ts'
@@ -86,6 +87,8 @@ export class GatePage extends LitElement {
   @property() gateId = ''
   @property() search = ''
 
+  private _heading = new HeadingFocus(this)
+
   private _gate = new LoadController(
     this,
     ([hub, id], signal) => hub.api.getGate(id, signal),
@@ -105,7 +108,7 @@ export class GatePage extends LitElement {
   )
 
   focusHeading() {
-    this.renderRoot.querySelector<HTMLElement>('h1')?.focus()
+    this._heading.request()
   }
 
   override render() {

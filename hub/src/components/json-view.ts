@@ -8,14 +8,15 @@ import type { Container } from '../lib/json-tree.ts'
 import { formatCount } from '../lib/format.ts'
 import { sharedStyles } from '../styles/shared.ts'
 
-
 /**
  * A collapsible JSON tree that stays fast on 1 MB bodies: only open
  * containers render their children, a container shows `CHUNK` children at a
  * time, long strings are cut, and large nodes start collapsed. Diff marks
  * (JSON Pointers relative to the value) colour their rows, and the branches
- * leading to them start open. Keyboard: Tab reaches each toggle; arrow keys
- * move between toggles (↑ ↓) and close or open (← →).
+ * leading to them start open. Keyboard: the tree is one Tab stop (a roving
+ * tabindex on its toggles, so a body with hundreds of branches does not
+ * hold Tab up); ↑ ↓ move between toggles, ← → close or open, Home and End
+ * go to the first and last toggle.
  */
 @customElement('json-view')
 export class JsonView extends LitElement {
@@ -189,6 +190,8 @@ export class JsonView extends LitElement {
   @state() private _fullStrings = new Set<string>()
   /** Pointers that must render even past a container's chunk. */
   @state() private _forced = new Set<string>()
+  /** The toggle that is the tree's Tab stop (roving tabindex). */
+  @state() private _current = ''
   #ancestors = new Set<string>()
 
   override willUpdate(changed: Map<PropertyKey, unknown>) {
@@ -235,6 +238,14 @@ export class JsonView extends LitElement {
     this._open = new Set([''])
   }
 
+  override updated() {
+    // The Tab stop was collapsed away or cut: the first toggle takes over.
+    if (this.renderRoot.querySelector('button.toggle[tabindex="0"]')) return
+    const first = this.renderRoot.querySelector<HTMLElement>('button.toggle')
+    const pointer = first?.closest<HTMLElement>('.row')?.dataset.pointer
+    if (pointer !== undefined && pointer !== this._current) this._current = pointer
+  }
+
   override render() {
     return html`<ul class="root" role="group" aria-label=${this.label} @keydown=${this._onKeyDown}>
       ${this._node(undefined, this.value, '', true)}
@@ -264,7 +275,7 @@ export class JsonView extends LitElement {
     const summary = `${formatCount(size)} ${isArray ? (size === 1 ? 'item' : 'items') : size === 1 ? 'key' : 'keys'}`
     const toggle =
       size > 0
-        ? html`<button class="toggle" aria-expanded=${open ? 'true' : 'false'} aria-label="${open ? 'Collapse' : 'Expand'} ${key === undefined ? 'root' : String(key)}, ${summary}" @click=${() => this._toggle(pointer)}>${open ? '▾' : '▸'}</button>`
+        ? html`<button class="toggle" tabindex=${pointer === this._current ? '0' : '-1'} aria-expanded=${open ? 'true' : 'false'} aria-label="${open ? 'Collapse' : 'Expand'} ${key === undefined ? 'root' : String(key)}, ${summary}" @click=${() => this._toggle(pointer)} @focus=${() => (this._current = pointer)}>${open ? '▾' : '▸'}</button>`
         : html`<span class="spacer"></span>`
     const closed = html`${size > 0 ? html`<span class="preview">…</span>` : nothing}<span class="punct">${c}</span>${comma}${size > 0 ? html`<span class="preview count">${summary}</span>` : nothing}`
     const dot = hasMarks
@@ -352,6 +363,12 @@ export class JsonView extends LitElement {
         break
       case 'ArrowUp':
         toggles[i - 1]?.focus()
+        break
+      case 'Home':
+        toggles[0]?.focus()
+        break
+      case 'End':
+        toggles.at(-1)?.focus()
         break
       case 'ArrowRight':
         if (!this._open.has(pointer)) this._toggle(pointer)

@@ -3,6 +3,7 @@ import { customElement, property, query, state } from 'lit/decorators.js'
 import { GateSavedEvent, GateDeleteEvent, PageChangeEvent, SortChangeEvent } from '../lib/events.ts'
 import { formatCount, formatRate, rateBand } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
+import { HeadingFocus } from '../lib/heading-focus.ts'
 import { LoadController } from '../lib/load-controller.ts'
 import {
   GATE_SEARCH_FIELDS,
@@ -95,6 +96,8 @@ export class OverviewPage extends LitElement {
   /** The last query this page navigated to itself. */
   #ownSearch: string | undefined
 
+  private _heading = new HeadingFocus(this)
+
   private _stats = new LoadController(
     this,
     ([hub], signal) => hub.api.getStats(signal),
@@ -123,7 +126,7 @@ export class OverviewPage extends LitElement {
 
   /** Focus target after a route change. */
   focusHeading() {
-    this.renderRoot.querySelector<HTMLElement>('h1')?.focus()
+    this._heading.request()
   }
 
   override render() {

@@ -4,6 +4,7 @@ import { curlCommand } from '../lib/curl.ts'
 import type { DiffSelectEvent } from '../lib/events.ts'
 import { formatTime } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
+import { HeadingFocus } from '../lib/heading-focus.ts'
 import { LoadController } from '../lib/load-controller.ts'
 import { comparisonOutcome, failureText } from '../lib/outcome.ts'
 import type { Outcome } from '../lib/outcome.ts'
@@ -180,6 +181,8 @@ export class RequestPage extends LitElement {
   @query('response-panel[side=live]') private _livePanel: ResponsePanel | undefined
   @query('response-panel[side=shadow]') private _shadowPanel: ResponsePanel | undefined
 
+  private _heading = new HeadingFocus(this)
+
   private _view = new LoadController(
     this,
     ([hub, gateId, requestId], signal) => loadRequestView(hub.api, gateId, requestId, signal),
@@ -187,7 +190,7 @@ export class RequestPage extends LitElement {
   )
 
   focusHeading() {
-    this.renderRoot.querySelector<HTMLElement>('h1')?.focus()
+    this._heading.request()
   }
 
   override render() {

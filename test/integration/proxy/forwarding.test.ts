@@ -236,3 +236,35 @@ describe('live down', () => {
     }
   })
 })
+
+describe('the outbound HTTP client', () => {
+  test('SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST bounds live connections, which are reused (no churn)', async () => {
+    const limited = await startTestProxy(
+      standaloneEnv(live.url, shadow.url, {
+        SVC_APP_SAMPLING_RATE: '0',
+        SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '2',
+        SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '2',
+      }),
+    )
+    try {
+      let concurrent = 0
+      let most = 0
+      live.route('/counted', async () => {
+        most = Math.max(most, ++concurrent)
+        await Bun.sleep(30)
+        concurrent--
+        return new Response('ok')
+      })
+      // 6 clients at a time, 30 requests in all.
+      for (let batch = 0; batch < 5; batch++) {
+        const responses = await Promise.all(Array.from({ length: 6 }, () => fetch(`${limited.url}/counted`)))
+        for (const response of responses) expect(await response.text()).toBe('ok')
+      }
+      expect(most).toBe(2)
+      const ports = new Set(live.requests.filter((r) => r.target === '/counted').map((r) => r.remotePort))
+      expect(ports.size).toBeLessThanOrEqual(2)
+    } finally {
+      await limited.stop()
+    }
+  })
+})

@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createApi } from '../api/start-api.ts'
+import { loadApiConfig } from '../config/api-config.ts'
+import type { Environment } from '../config/environment.ts'
+import { loadProxyConfig } from '../config/proxy-config.ts'
+import { createLogger } from '../log/index.ts'
+import { createProxy } from '../proxy/start-proxy.ts'
+import { DEFAULT_DIST_DIR } from '../hub-server/build-hub.ts'
+import { startHubServer } from '../hub-server/hub-server.ts'
+import { openDatabase } from '../store/database.ts'
+import { migrate } from '../store/migrator.ts'
+import { DEMO_GATE, ensureDemoGate } from './demo-gate.ts'
+import { startSampleService } from './sample-service.ts'
+import { startTrafficGenerator } from './traffic-generator.ts'
+
+/** The demo's fixed ports: SPEC.md's defaults, and two for the sample services. */
+export const DEMO_PORTS = { api: 8090, proxy: 8080, admin: 8081, hub: 8070, live: 9001, shadow: 9002 } as const
+
+const DATA_DIR = '.svc-demo'
+
+/**
+ * `bun run demo [-- --reset]`: everything on one box, in one process, on
+ * the embedded database in ./.svc-demo (kept across restarts). Ctrl-C stops
+ * it all. Binds 127.0.0.1 only: the hub hands out the demo key.
+ */
+export async function startDemo(_env: Environment, argv: readonly string[] = []): Promise<void> {
+  const dataDir = resolve(DATA_DIR)
+  if (argv.includes('--reset') && existsSync(dataDir)) {
+    rmSync(dataDir, { recursive: true, force: true })
+    console.log(`demo: wiped ${dataDir}`)
+  }
+  mkdirSync(dataDir, { recursive: true })
+  const apiKey = demoKey(dataDir)
+  const logger = createLogger({ level: 'warn', format: 'text' })
+
+  const live = startSampleService('live', DEMO_PORTS.live)
+  const shadow = startSampleService('shadow', DEMO_PORTS.shadow)
+
+  const databaseUrl = `pglite://${join(dataDir, 'db')}`
+  const database = await openDatabase(databaseUrl, { max: 4, min: 1, idleTimeoutMs: 300_000, maxLifetimeMs: 3_600_000 })
+  await migrate(database.sql)
+  const hubOrigins = [`http://127.0.0.1:${DEMO_PORTS.hub}`, `http://localhost:${DEMO_PORTS.hub}`]
+  const api = await createApi(
+    loadApiConfig({
+      SVC_APP_DATABASE_URL: databaseUrl,
+      SVC_APP_API_KEY: apiKey,
+      SVC_APP_PORT: String(DEMO_PORTS.api),
+      SVC_APP_CORS_ORIGINS: hubOrigins.join(','),
+      // One proxy reports every capture from one address; the default
+      // 1000/min is sized for people, not for a proxy.
+      SVC_APP_RATE_LIMIT: '100000',
+      SVC_APP_LOG_LEVEL: 'warn',
+    }),
+    { logger, database, hostname: '127.0.0.1' },
+  )
+  const gate = await ensureDemoGate(api.context.gates, live.url, shadow.url)
+
+  const proxy = await createProxy(
+    loadProxyConfig({
+      SVC_APP_API_URL: api.url,
+      SVC_APP_GATE_ID: gate.id,
+      SVC_APP_API_KEY: apiKey,
+      SVC_APP_PORT: String(DEMO_PORTS.proxy),
+      SVC_APP_ADMIN_PORT: String(DEMO_PORTS.admin),
+      SVC_APP_LOG_LEVEL: 'warn',
+    }),
+    { logger, hostname: '127.0.0.1' },
+  )
+  const hub = await startHubServer(
+    { port: DEMO_PORTS.hub, hostname: '127.0.0.1', apiBaseUrl: api.url, apiKey, distDir: DEFAULT_DIST_DIR },
+    logger,
+  )
+  const traffic = startTrafficGenerator(proxy.url)
+
+  console.log(
+    [
+      '',
+      'svc-shadow demo is running (Ctrl-C stops everything; data stays in ./.svc-demo, `bun run demo -- --reset` wipes it)',
+      '',
+      `  hub         ${hub.url.replace('0.0.0.0', '127.0.0.1')}/gates/${gate.id}`,
+      `  proxy       ${proxy.url}   (try: curl ${proxy.url}/api/products/2)`,
+      `  proxy admin http://127.0.0.1:${DEMO_PORTS.admin}/metrics`,
+      `  API         ${api.url}`,
+      `  Swagger UI  ${api.url}/swagger`,
+      `  API key     ${apiKey}`,
+      `  live        ${live.url}   shadow ${shadow.url}   gate "${DEMO_GATE.name}"`,
+      '',
+      'A gentle traffic generator sends ~4 requests/s through the proxy; the hub fills with matches, diffs and errors.',
+      '',
+    ].join('\n'),
+  )
+
+  let stopping = false
+  const shutdown = async () => {
+    if (stopping) return
+    stopping = true
+    console.log('demo: stopping')
+    traffic.stop()
+    await proxy.stop()
+    await hub.stop()
+    await api.stop()
+    await database.close()
+    await Promise.all([live.stop(), shadow.stop()])
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown())
+  process.on('SIGTERM', () => void shutdown())
+}
+
+/** A key made once per data directory, so a restarted demo keeps its key. */
+function demoKey(dataDir: string): string {
+  const file = join(dataDir, 'demo-key')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  const key = `demo-${crypto.randomUUID()}`
+  writeFileSync(file, key + '\n', { mode: 0o600 })
+  return key
+}

@@ -1,0 +1,126 @@
+/**
+ * The API under test as a process of its own (`bun run src/main.ts api`),
+ * configured through its environment, its log written to a file, stopped
+ * by its PID. Also the migrator (`bun run src/main.ts migrate`) and what
+ * /proc says about a process: peak RSS, CPU time.
+ */
+import { spawn, type Subprocess } from 'bun'
+import { closeSync, openSync, readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+
+export const REPO = resolve(import.meta.dir, '../../..')
+const MAIN = resolve(REPO, 'src/main.ts')
+
+/** A minimal environment for the children: no variable of the bench's own leaks in. */
+function baseEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' }
+}
+
+/** `bun run src/main.ts migrate` against `databaseUrl`; throws with its output on failure. */
+export async function runMigrator(databaseUrl: string): Promise<void> {
+  const child = spawn(['bun', 'run', MAIN, 'migrate'], {
+    cwd: REPO,
+    env: { ...baseEnv(), SVC_APP_DATABASE_URL: databaseUrl, SVC_APP_APP_ENV: 'production' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()])
+  if ((await child.exited) !== 0) throw new Error(`migrate exited with ${child.exitCode}: ${err || out}`)
+}
+
+export interface ApiProcess {
+  readonly child: Subprocess
+  readonly pid: number
+  readonly url: string
+  readonly port: number
+  readonly logFile: string
+}
+
+/**
+ * Starts the API with `env` on `port` and waits until /health/ready answers
+ * 200. With `cpuProfileDir`, Bun's sampling profiler runs and writes a
+ * profile (Chrome format and Markdown) there when the API exits.
+ */
+export async function startApiProcess(
+  env: Record<string, string>,
+  port: number,
+  logFile: string,
+  cpuProfileDir?: string,
+): Promise<ApiProcess> {
+  const log = openSync(logFile, 'a')
+  const profile = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${cpuProfileDir}`] : []
+  const child = spawn(['bun', ...profile, 'run', MAIN, 'api'], {
+    cwd: REPO,
+    env: { ...baseEnv(), ...env, SVC_APP_PORT: String(port) },
+    stdout: log,
+    stderr: log,
+  })
+  closeSync(log)
+  const url = `http://127.0.0.1:${port}`
+  const deadline = performance.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}; see ${logFile}`)
+    try {
+      const response = await fetch(`${url}/health/ready`)
+      await response.arrayBuffer()
+      if (response.status === 200) break
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`the API was not ready within 30 s; see ${logFile}`)
+    }
+    await Bun.sleep(100)
+  }
+  return { child, pid: child.pid, url, port, logFile }
+}
+
+/** SIGTERM (graceful shutdown), SIGKILL after 15 s. */
+export async function stopApiProcess(api: ApiProcess | undefined): Promise<void> {
+  if (!api || api.child.exitCode !== null) return
+  api.child.kill('SIGTERM')
+  const timer = setTimeout(() => api.child.kill('SIGKILL'), 15_000)
+  await api.child.exited
+  clearTimeout(timer)
+}
+
+/** VmHWM (peak resident set) and VmRSS of a process, in MB. */
+export function memoryMb(pid: number): { peak: number; current: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
+    return { peak: kb('VmHWM') / 1024, current: kb('VmRSS') / 1024 }
+  } catch {
+    return { peak: NaN, current: NaN }
+  }
+}
+
+/** User + system CPU time of a process so far, in seconds. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name (which may contain spaces) start at ") ".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN
+  }
+}
+
+/** Busy and total jiffies of the whole machine (first line of /proc/stat). */
+export function machineCpu(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!
+  const values = line.trim().split(/\s+/).slice(1).map(Number)
+  const total = values.reduce((a, b) => a + b, 0)
+  const idle = (values[3] ?? 0) + (values[4] ?? 0)
+  return { busy: total - idle, total }
+}
+
+/** A TCP port nobody listens on right now. */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}

@@ -1,0 +1,375 @@
+/**
+ * The API's benchmark (issue 3, "Benchmark"). Run alone with
+ * `bun run test/bench/api.bench.ts`, or call runApiBench() from the bench
+ * index. Targets, not tests: it prints target / measured / met and never
+ * fails on a miss.
+ *
+ * 1. A fresh PostgreSQL database (created here, dropped at the end),
+ *    migrated by `bun run src/main.ts migrate`.
+ * 2. Seeded with SQL: one gate with API_BENCH_ROWS captures spread over the
+ *    last 24 h and API_BENCH_GATES other gates, then rebuildRollups
+ *    (api-bench/seed.ts).
+ * 3. The API started as its own process, `bun run src/main.ts api`, so the
+ *    load generators never share its event loop.
+ * 4. Ingest into the big gate: createRequest with 2 KB JSON bodies, base64,
+ *    no `diff` (the API computes it), 20% of shadows differing from live in
+ *    ~1% of their leaves; first a closed loop (wrk when installed, else
+ *    api-bench/load-generator.ts) for the sustained rate, then an open loop
+ *    at the target rate for its latency (counted from when each request
+ *    was due, so queueing shows).
+ * 5. Reads on the gate, now above 1,000,000 captures in the last 24 h:
+ *    listRequests (first page, with and without filters), getGate,
+ *    listGates, getGlobalStats, getRequest; p50 and p95 over HTTP.
+ * 6. The API's peak RSS (VmHWM) after ingest and at the end.
+ *
+ * API settings differing from the defaults, and why:
+ *   SVC_APP_RATE_LIMIT=100000000   the default (1000/min per client IP) would
+ *                                  answer 429 to the load generator within a second
+ *   SVC_APP_APP_ENV=production     so logging is info/json, as deployed
+ *                                  (development logs at debug, as text)
+ *   logs go to a file (stdout/stderr of the API process), not a terminal
+ *
+ * Environment knobs (defaults keep the run under ~5 minutes):
+ *   API_BENCH_ROWS             captures seeded in the big gate          (1000000)
+ *   API_BENCH_GATES            other gates, for listGates               (300)
+ *   API_BENCH_SEED_BODY_BYTES  stored live/shadow body of seeded rows   (128; 2048 for a
+ *                              full-size payload table, ~2-3 min more here)
+ *   API_BENCH_SECONDS          closed-loop ingest run                   (20)
+ *   API_BENCH_CONNECTIONS      client connections                       (32)
+ *   API_BENCH_RATE             open-loop offered rate, captures/s       (2000)
+ *   API_BENCH_RATE_SECONDS     open-loop run                            (15)
+ *   API_BENCH_LOG_LEVEL        the API's SVC_APP_LOG_LEVEL              (info)
+ *   API_BENCH_READ_SAMPLES     samples per read case                    (40)
+ *   API_BENCH_KEEP_LOG=1       keep the API's log file
+ *   API_BENCH_CPU_PROF=<dir>   run the API under Bun's CPU profiler (`--cpu-prof`,
+ *                              `--cpu-prof-md`), profile written to <dir> on exit
+ */
+import { randomBytes } from 'node:crypto'
+import { rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import {
+  cpuSeconds,
+  freePort,
+  machineCpu,
+  memoryMb,
+  runMigrator,
+  startApiProcess,
+  stopApiProcess,
+  type ApiProcess,
+} from './api-bench/api-process.ts'
+import { makeCaptureBodies } from './api-bench/capture-bodies.ts'
+import { closedLoop, fixedRate, type IngestTarget, type LoadReport } from './api-bench/ingest-load.ts'
+import { loadNow, machineLines } from './api-bench/machine.ts'
+import { measureReads, type ReadCase, type ReadResult } from './api-bench/read-latency.ts'
+import { seedCaptures, type SeedResult } from './api-bench/seed.ts'
+import { int, ms, textTable } from './api-bench/text-table.ts'
+
+export interface ApiBenchOptions {
+  /** Where lines go. @default console.log */
+  readonly print?: (line: string) => void
+  /** Knobs (see the file's comment). @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Print the machine and date first (the bench index prints them itself). @default true */
+  readonly printMachine?: boolean
+}
+
+export interface ApiBenchTarget {
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean
+}
+
+export interface IngestRun extends LoadReport {
+  readonly label: string
+  readonly tool: string
+  /** 201 answers per second. */
+  readonly capturesPerSecond: number
+  /** CPU used by the API process while the run lasted, in cores (1 = one core busy). */
+  readonly apiCores: number
+  /** Share of the whole machine's CPU that was busy meanwhile. */
+  readonly machineBusy: number
+}
+
+export interface ApiBenchResult {
+  readonly seed: SeedResult
+  readonly ingest: IngestRun[]
+  readonly reads: ReadResult[]
+  readonly peakRssMb: { afterIngest: number; end: number }
+  readonly targets: ApiBenchTarget[]
+}
+
+const TARGET_RATE = 2000
+const TARGET_P99_MS = 50
+
+export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBenchResult> {
+  const print = options.print ?? console.log
+  const env = options.env ?? process.env
+  const knob = (name: string, fallback: number) => {
+    const value = Number(env[name] ?? fallback)
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${name}: ${JSON.stringify(env[name])} is not a number`)
+    return value
+  }
+  const rows = knob('API_BENCH_ROWS', 1_000_000)
+  const otherGates = knob('API_BENCH_GATES', 300)
+  const seedBodyBytes = knob('API_BENCH_SEED_BODY_BYTES', 128)
+  const seconds = knob('API_BENCH_SECONDS', 20)
+  const connections = knob('API_BENCH_CONNECTIONS', 32)
+  const rate = knob('API_BENCH_RATE', TARGET_RATE)
+  const rateSeconds = knob('API_BENCH_RATE_SECONDS', 15)
+  const readSamples = knob('API_BENCH_READ_SAMPLES', 40)
+  const logLevel = env.API_BENCH_LOG_LEVEL ?? 'info'
+  const started = performance.now()
+  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
+
+  if (options.printMachine !== false) for (const line of machineLines()) print(line)
+  print('')
+  print(`API benchmark: ${int(rows)} captures in one gate + ${otherGates} gates; ingest ${seconds} s closed loop ` +
+    `(${connections} connections) and ${rateSeconds} s at ${int(rate)}/s; API log level ${logLevel}`)
+
+  let database: TestDatabase | undefined
+  let api: ApiProcess | undefined
+  const logFile = join(tmpdir(), `api-bench-${process.pid}-${Date.now()}.log`)
+  try {
+    database = await createTestDatabase('postgres', { migrate: false, pool: { max: 2 } })
+    await runMigrator(database.url)
+    const [pg] = await database.db.sql<{ version: string; shared_buffers: string }[]>`
+      SELECT current_setting('server_version') AS version, current_setting('shared_buffers') AS shared_buffers`
+    print(`[${elapsed()}] database ${new URL(database.url).pathname.slice(1)} migrated (PostgreSQL ${pg!.version}, ` +
+      `shared_buffers ${pg!.shared_buffers}); seeding...`)
+    const seed = await seedCaptures(database.db.sql, {
+      rows,
+      otherGates,
+      rowsPerOtherGate: 20,
+      bodyBytes: seedBodyBytes,
+      onProgress: (step) => print(`[${elapsed()}]   ${step}`),
+    })
+    print(`[${elapsed()}] seeded in ${(seed.ms / 1000).toFixed(0)} s: requests ${mb(seed.requestsBytes)}, ` +
+      `request_payloads ${mb(seed.payloadsBytes)}`)
+
+    const apiKey = `bench-${randomBytes(16).toString('hex')}`
+    api = await startApiProcess(
+      {
+        SVC_APP_DATABASE_URL: database.url,
+        SVC_APP_API_KEY: apiKey,
+        SVC_APP_RATE_LIMIT: '100000000',
+        SVC_APP_APP_ENV: 'production',
+        SVC_APP_LOG_LEVEL: logLevel,
+        SVC_APP_LOG_FORMAT: 'json',
+      },
+      freePort(),
+      logFile,
+      env.API_BENCH_CPU_PROF,
+    )
+    print(`[${elapsed()}] API up (pid ${api.pid}, ${api.url}), RSS ${memoryMb(api.pid).current.toFixed(0)} MB`)
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
+    // A realistic gate configuration: one ignored and one redacted body field.
+    const patched = await fetch(`${api.url}/gates/${seed.bigGateId}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({
+        diff_config: { ignored_fields: ['body.meta.request_id'], included_fields: [], float_tolerance: 0, sort_arrays: false },
+        redacted_fields: ['body.data.#.email'],
+      }),
+    })
+    if (patched.status !== 200) throw new Error(`updateGate answered ${patched.status}: ${await patched.text()}`)
+
+    const captures = makeCaptureBodies({ count: 256, diffShare: 0.2, bytes: 2048 })
+    print(`[${elapsed()}] ${captures.bodies.length} distinct createRequest bodies, ${int(captures.meanBytes)} bytes each ` +
+      `on average, ${captures.withDiff} with a differing shadow`)
+    const target: IngestTarget = {
+      host: '127.0.0.1',
+      port: api.port,
+      path: `/gates/${seed.bigGateId}/requests`,
+      apiKey,
+      bodies: captures.bodies,
+    }
+    const storedBefore = await storedCount(database, seed.bigGateId)
+    const ingest: IngestRun[] = []
+    const measure = async (label: string, tool: string | undefined, run: () => Promise<LoadReport & { tool?: string }>) => {
+      const cpu0 = cpuSeconds(api!.pid)
+      const machine0 = machineCpu()
+      const t0 = performance.now()
+      const report = await run()
+      const wall = (performance.now() - t0) / 1000
+      const machine1 = machineCpu()
+      const result: IngestRun = {
+        ...report,
+        label,
+        tool: report.tool ?? tool ?? '',
+        capturesPerSecond: (report.statuses['201'] ?? 0) / report.seconds,
+        apiCores: (cpuSeconds(api!.pid) - cpu0) / wall,
+        machineBusy: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
+      }
+      print(`[${elapsed()}]   ${label}: ${int(result.capturesPerSecond)} captures/s, p50 ${ms(result.p50Ms)}, ` +
+        `p99 ${ms(result.p99Ms)}, API ${result.apiCores.toFixed(2)} cores, machine ${(result.machineBusy * 100).toFixed(0)}% busy, ` +
+        `load ${loadNow()}`)
+      return result
+    }
+    print(`[${elapsed()}] ingest...`)
+    await measure('warm-up (3 s, not reported)', undefined, () => closedLoop(target, { seconds: 3, connections }))
+    ingest.push(await measure(`closed loop, ${connections} connections, ${seconds} s`, undefined, () =>
+      closedLoop(target, { seconds, connections })))
+    ingest.push(await measure(`open loop at ${int(rate)}/s, ${rateSeconds} s`, 'bun load-generator', () =>
+      fixedRate(target, rate, rateSeconds, Math.max(connections, 64))))
+    const peakAfterIngest = memoryMb(api.pid).peak
+    const storedAfter = await storedCount(database, seed.bigGateId)
+    const created = ingest.reduce((sum, r) => sum + (r.statuses['201'] ?? 0), 0)
+    print(`[${elapsed()}]   stored ${int(storedAfter - storedBefore)} captures (warm-up included) for ${int(created)} ` +
+      `measured 201 answers; API peak RSS ${peakAfterIngest.toFixed(0)} MB`)
+
+    print(`[${elapsed()}] reads...`)
+    const detailId = await firstRequestId(api.url, apiKey, seed.bigGateId)
+    const reads = await measureReads(readCases(seed, detailId), { baseUrl: api.url, apiKey, samples: readSamples })
+    const peakEnd = memoryMb(api.pid).peak
+    const logBytes = fileSize(logFile)
+    print(`[${elapsed()}] done; API log ${mb(logBytes)}`)
+
+    const result: ApiBenchResult = {
+      seed,
+      ingest,
+      reads,
+      peakRssMb: { afterIngest: peakAfterIngest, end: peakEnd },
+      targets: targets(ingest, reads, rate),
+    }
+    printResult(result, print, { rows, connections })
+    return result
+  } finally {
+    await stopApiProcess(api)
+    await database?.drop()
+    if (env.API_BENCH_KEEP_LOG === '1') print(`API log kept: ${logFile}`)
+    else rmSync(logFile, { force: true })
+  }
+}
+
+function readCases(seed: SeedResult, detailId: string): ReadCase[] {
+  const gate = `/gates/${seed.bigGateId}`
+  const list = `${gate}/requests`
+  const now = Date.now()
+  const iso = (msAgo: number) => encodeURIComponent(new Date(now - msAgo).toISOString())
+  const hour = 3_600_000
+  const LIST = 20
+  const STATS = 50
+  return [
+    { name: 'listRequests, no filter', path: list, targetMs: LIST },
+    { name: 'listRequests has_diff=true', path: `${list}?has_diff=true`, targetMs: LIST },
+    { name: 'listRequests has_diff=false', path: `${list}?has_diff=false`, targetMs: LIST },
+    { name: 'listRequests method=GET', path: `${list}?method=GET`, targetMs: LIST },
+    { name: 'listRequests method=POST,DELETE', path: `${list}?method=POST,DELETE`, targetMs: LIST },
+    { name: 'listRequests from=-1h', path: `${list}?from=${iso(hour)}`, targetMs: LIST },
+    { name: 'listRequests from=-1h to=-30m method=GET', path: `${list}?from=${iso(hour)}&to=${iso(hour / 2)}&method=GET`, targetMs: LIST },
+    { name: 'listRequests from=-6h to=-5h has_diff=true', path: `${list}?from=${iso(6 * hour)}&to=${iso(5 * hour)}&has_diff=true`, targetMs: LIST },
+    { name: 'listRequests path=/orders/ (20% match)', path: `${list}?path=${encodeURIComponent('/orders/')}`, targetMs: LIST },
+    { name: 'listRequests path=/users/42 (0.2% match)', path: `${list}?path=${encodeURIComponent('/users/42')}`, targetMs: LIST },
+    { name: 'listRequests path=/users/42 from=-1h', path: `${list}?path=${encodeURIComponent('/users/42')}&from=${iso(hour)}`, targetMs: LIST },
+    { name: 'listRequests sort=path', path: `${list}?sort=path`, targetMs: LIST },
+    { name: 'listRequests offset=5000 (not a first page)', path: `${list}?offset=5000` },
+    { name: 'getGate (24 h stats of the big gate)', path: gate, targetMs: STATS },
+    { name: `listGates, page of 50 (${seed.gateIds.length} gates)`, path: '/gates', targetMs: STATS },
+    { name: 'listGates limit=100', path: '/gates?limit=100', targetMs: STATS },
+    { name: 'getGlobalStats', path: '/stats' },
+    { name: 'getRequest (detail)', path: `${list}/${detailId}` },
+  ]
+}
+
+function targets(ingest: IngestRun[], reads: ReadResult[], rate: number): ApiBenchTarget[] {
+  const [closed, open] = ingest
+  const out: ApiBenchTarget[] = [
+    {
+      target: `ingest sustained >= ${int(TARGET_RATE)} captures/s`,
+      measured: `${int(closed!.capturesPerSecond)}/s (${closed!.tool}, ${errorsText(closed!)})`,
+      met: closed!.capturesPerSecond >= TARGET_RATE && errorCount(closed!) === 0,
+    },
+  ]
+  const delivered = open!.capturesPerSecond
+  out.push({
+    target: `ingest p99 < ${TARGET_P99_MS} ms at ${int(rate)}/s offered`,
+    measured: `p99 ${ms(open!.p99Ms)}, p50 ${ms(open!.p50Ms)}, ${int(delivered)}/s delivered, ${errorsText(open!)}`,
+    met: rate >= TARGET_RATE && open!.p99Ms < TARGET_P99_MS && delivered >= rate * 0.99 && errorCount(open!) === 0,
+  })
+  for (const read of reads) {
+    if (read.targetMs === undefined) continue
+    out.push({ target: `${read.name}: p50 < ${read.targetMs} ms`, measured: ms(read.p50Ms), met: read.p50Ms < read.targetMs })
+  }
+  return out
+}
+
+function errorCount(run: LoadReport): number {
+  const non201 = Object.entries(run.statuses).reduce((sum, [status, n]) => sum + (status === '201' ? 0 : n), 0)
+  return non201 + run.socketErrors + run.dropped
+}
+
+function errorsText(run: LoadReport): string {
+  const n = errorCount(run)
+  if (n === 0) return 'no errors'
+  const statuses = Object.entries(run.statuses).filter(([s]) => s !== '201').map(([s, c]) => `${c}x ${s}`)
+  return [...statuses, run.socketErrors ? `${run.socketErrors} socket errors` : '', run.dropped ? `${run.dropped} dropped` : '']
+    .filter((s) => s !== '')
+    .join(', ')
+}
+
+function printResult(result: ApiBenchResult, print: (line: string) => void, info: { rows: number; connections: number }): void {
+  print('')
+  print('Ingest (createRequest, 2 KB JSON bodies, diff computed by the API):')
+  for (const line of textTable(
+    [
+      ['run', 'tool', 'captures/s', 'p50', 'p90', 'p99', 'max', 'errors', 'API CPU', 'machine busy'],
+      ...result.ingest.map((r) => [
+        r.label,
+        r.tool,
+        int(r.capturesPerSecond),
+        ms(r.p50Ms),
+        ms(r.p90Ms),
+        ms(r.p99Ms),
+        ms(r.maxMs),
+        int(errorCount(r)),
+        `${r.apiCores.toFixed(2)} cores`,
+        `${(r.machineBusy * 100).toFixed(0)}%`,
+      ]),
+    ],
+    new Set([2, 3, 4, 5, 6, 7, 8, 9]),
+  )) print(`  ${line}`)
+  print('')
+  print(`Reads (one gate with ${int(info.rows)}+ captures in the last 24 h; sequential, keep-alive):`)
+  for (const line of textTable(
+    [
+      ['operation', 'p50', 'p95', 'samples', 'total'],
+      ...result.reads.map((r) => [r.name, ms(r.p50Ms), ms(r.p95Ms), String(r.samples), r.total === undefined ? '' : int(r.total)]),
+    ],
+    new Set([1, 2, 3, 4]),
+  )) print(`  ${line}`)
+  print('')
+  print(`API peak RSS (VmHWM): ${result.peakRssMb.afterIngest.toFixed(0)} MB after ingest, ` +
+    `${result.peakRssMb.end.toFixed(0)} MB at the end`)
+  print('')
+  print('Targets (issue 3):')
+  for (const line of textTable(
+    [['target', 'measured', 'met'], ...result.targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO'])],
+  )) print(`  ${line}`)
+}
+
+async function storedCount(database: TestDatabase, gateId: string): Promise<number> {
+  const [row] = await database.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM requests WHERE gate_id = ${gateId}`
+  return Number(row!.n)
+}
+
+async function firstRequestId(baseUrl: string, apiKey: string, gateId: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/gates/${gateId}/requests?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })
+  const body = (await response.json()) as { data: Array<{ id: string }> }
+  return body.data[0]!.id
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(0)} MB`
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+
+if (import.meta.main) await runApiBench()

@@ -1,0 +1,410 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchChromium, watchProblems } from './support/browser.ts'
+import type { PageProblems } from './support/browser.ts'
+import { product, scenarios } from './support/catalog-data.ts'
+import type { ScenarioName } from './support/catalog-data.ts'
+import { WAIT_MS, focused, tabStops, unlabelledControls, until, untilCount } from './support/page-probes.ts'
+import { startRealHubStack } from './support/real-stack.ts'
+import type { RealHubStack } from './support/real-stack.ts'
+import { createGate, postCaptures } from './support/seed.ts'
+import type { CreatedRequest } from './support/seed.ts'
+
+/**
+ * The hub in a real headless Chromium against the real API on a fresh
+ * PostgreSQL database, with captures posted through createRequest as a
+ * proxy posts them (issue 5, "Tests"). The tests build on each other in
+ * file order (the gate made through the form gets the captures, the
+ * captures get opened, the settings change what the next captures show),
+ * and each falls back to making what it needs when run alone (`-t`).
+ */
+
+/** Per test: a browser on a loaded two-vCPU box, plus several page loads. */
+const TIMEOUT = 90_000
+const CATALOG = { name: 'catalog-v2 canary', live: 'http://catalog.prod.internal:8080', shadow: 'http://catalog-v2.canary.internal:8080' }
+
+let stack: RealHubStack
+let browser: Browser
+let context: BrowserContext | undefined
+let page: Page
+let problems: PageProblems
+
+let catalogId: string | undefined
+let captured: Record<ScenarioName, CreatedRequest> | undefined
+
+beforeAll(async () => {
+  stack = await startRealHubStack()
+  browser = await launchChromium()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await stack?.stop()
+}, 30_000)
+
+afterEach(async () => {
+  try {
+    // The CSP holds on every page and no script fails.
+    expect(problems.csp).toEqual([])
+    expect(problems.errors).toEqual([])
+  } finally {
+    await context?.close()
+    context = undefined
+  }
+})
+
+async function open(path: string, hubUrl = stack.hub.url) {
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  context.setDefaultTimeout(WAIT_MS)
+  context.setDefaultNavigationTimeout(WAIT_MS)
+  page = await context.newPage()
+  problems = await watchProblems(page)
+  return page.goto(`${hubUrl}${path}`)
+}
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await stack.api.call(method, path, body)
+  return { status: res.status, body: (res.status === 204 ? undefined : await res.json()) as T }
+}
+
+/** The catalog gate: made through the form by the first test, else through the API. */
+async function catalogGate(): Promise<string> {
+  catalogId ??= (await createGate(stack.api, CATALOG.name, CATALOG.live, CATALOG.shadow)).id
+  return catalogId
+}
+
+/** Posts the scenario captures once, as a proxy in API mode does. */
+async function catalogCaptures(): Promise<Record<ScenarioName, CreatedRequest>> {
+  if (!captured) {
+    const s = scenarios()
+    const names = Object.keys(s) as ScenarioName[]
+    const created = await postCaptures(stack.api, await catalogGate(), Object.values(s))
+    captured = Object.fromEntries(names.map((n, i) => [n, created[i]!])) as Record<ScenarioName, CreatedRequest>
+  }
+  return captured
+}
+
+const rowLinks = () => page.locator('request-table tbody tr a.path')
+const rowHrefs = () => rowLinks().evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''))
+const stat = (label: string) => page.locator('stats-cards .card', { hasText: label }).locator('dd').first()
+
+describe('hub on the real API (Chromium, PostgreSQL)', () => {
+  test('create a gate through the form: the API 409 lands on the name, success opens the empty gate', async () => {
+    const taken = await createGate(stack.api, 'checkout-api', 'http://checkout.prod.internal', 'http://checkout-v2.internal')
+    const response = await open('/')
+    // The CSP names the real API as the only other origin the page may call.
+    const csp = response?.headers()['content-security-policy'] ?? ''
+    expect(csp).toContain(`connect-src 'self' ${stack.api.url}`)
+    await page.locator(`gate-table tbody tr[data-gate-id="${taken.id}"]`).waitFor()
+
+    await page.locator('overview-page button[aria-controls=new-gate]').click()
+    const form = page.locator('gate-form')
+    await form.locator('#name').fill('checkout-api')
+    await form.locator('#live_url').fill(CATALOG.live)
+    await form.locator('#shadow_url').fill(CATALOG.shadow)
+    await form.locator('button[type=submit]').click()
+    const conflict = await api<{ detail: string }>('POST', '/gates', { name: 'checkout-api', live_url: CATALOG.live, shadow_url: CATALOG.shadow })
+    expect(conflict.status).toBe(409)
+    const shown = await until(() => form.locator('#name-error').textContent(), (t) => !!t, 'the name error')
+    expect(shown).toBe(conflict.body.detail)
+    expect(await form.locator('#name').getAttribute('aria-invalid')).toBe('true')
+
+    await form.locator('#name').fill(CATALOG.name)
+    await form.locator('button[type=submit]').click()
+    await page.waitForURL(/\/gates\/[0-9a-f-]{36}$/)
+    catalogId = new URL(page.url()).pathname.split('/')[2]!
+    expect(await page.locator('gate-page h1').textContent()).toBe(CATALOG.name)
+    await page.locator('gate-page empty-state h2').waitFor()
+    expect(await page.locator('gate-page empty-state h2').textContent()).toBe('No captures yet')
+
+    const stored = await api<{ data: { name: string; live_url: string; diff_config: unknown } }>('GET', `/gates/${catalogId}`)
+    expect(stored.body.data).toMatchObject({ name: CATALOG.name, live_url: CATALOG.live })
+    expect(stored.body.data.diff_config).toEqual({ ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false })
+  }, TIMEOUT)
+
+  test('captures posted through the API show up; the filters narrow them as the API does', async () => {
+    const gateId = await catalogGate()
+    await open(`/gates/${gateId}`)
+    await page.locator('gate-page h1').waitFor()
+    const created = await catalogCaptures()
+    const all = Object.values(created)
+    await page.locator('gate-page button', { hasText: 'Refresh' }).click()
+    await untilCount(rowLinks(), all.length, `${all.length} rows`)
+    expect(new Set(await rowHrefs())).toEqual(new Set(all.map((c) => `/gates/${gateId}/requests/${c.id}`)))
+    expect((await page.locator('page-nav .range').textContent())?.trim()).toBe(`1–${all.length} of ${all.length} requests`)
+
+    // A shadow 500 and a shadow that did not answer, side by side with live.
+    const row = (c: CreatedRequest) => page.locator('request-table tbody tr', { has: page.locator(`a.path[href$="${c.id}"]`) })
+    expect(await row(created.shadow500).locator('td.side .badge').allTextContents()).toEqual(['200', '500'])
+    expect(await row(created.shadowError).locator('td.side .badge').allTextContents()).toEqual(['200', 'ERR'])
+    expect(await row(created.shadowError).locator('td:last-child .badge').textContent()).toBe('error')
+    expect(await row(created.identical).locator('td:last-child .badge').textContent()).toBe('same')
+
+    // The gate's stats come from the API's rollups.
+    await page.reload()
+    const diffs = all.filter((c) => c.has_diff)
+    expect(await stat('Requests, last 24 h').textContent()).toBe(String(all.length))
+    expect(await stat('With a diff').textContent()).toBe(String(diffs.length))
+
+    // has_diff=true: the same rows the API lists.
+    await page.locator('request-filters .chip:has(input[name=has_diff][value=true])').click()
+    await page.waitForURL(/\?has_diff=true$/)
+    await until(rowHrefs, (h) => h.length === diffs.length, `${diffs.length} rows with a diff`)
+    const listed = await api<{ data: { id: string }[]; pagination: { total: number } }>('GET', `/gates/${gateId}/requests?has_diff=true`)
+    expect(listed.body.pagination.total).toBe(diffs.length)
+    expect(new Set(await rowHrefs())).toEqual(new Set(listed.body.data.map((r) => `/gates/${gateId}/requests/${r.id}`)))
+    expect(new Set(await page.locator('request-table tbody tr td:last-child .badge').allTextContents())).toEqual(new Set(['diff', 'error']))
+
+    // Methods and a path pattern with `*`, combined with has_diff: nothing, then the cart calls.
+    await page.locator('request-filters .chip:has(input[value=POST])').click()
+    await page.waitForURL(/method=POST&has_diff=true/)
+    await page.locator('gate-page empty-state h2', { hasText: 'No request matches these filters' }).waitFor()
+    await page.locator('request-filters .chip:has(input[name=has_diff][value=any])').click()
+    await page.waitForURL(/\?method=POST$/)
+    await until(rowHrefs, (h) => h.length === 1 && h[0]!.endsWith(created.addToCart.id), 'the POST row')
+    await page.locator('request-filters .chip:has(input[value=POST])').click()
+    await page.locator('request-filters #path').fill('/v2/cart/*')
+    await page.waitForURL(/\?path=%2Fv2%2Fcart%2F\*$|\?path=\/v2\/cart\/\*$/)
+    await until(rowHrefs, (h) => h.length === 2, 'the two cart rows')
+    expect(new Set(await rowHrefs())).toEqual(new Set([created.addToCart.id, created.removeFromCart.id].map((id) => `/gates/${gateId}/requests/${id}`)))
+
+    // The back button walks back through the filters.
+    await page.goBack()
+    await page.waitForURL(/\?method=POST$/)
+  }, TIMEOUT)
+
+  test('a renamed field: the operations, the highlights in both bodies, and "Show"', async () => {
+    const gateId = await catalogGate()
+    const { renamed } = await catalogCaptures()
+    await open(`/gates/${gateId}?has_diff=true`)
+    await page.locator(`request-table a.path[href$="${renamed.id}"]`).click()
+    await page.waitForURL(new RegExp(`/requests/${renamed.id}$`))
+    await page.locator('diff-list tbody tr').first().waitFor()
+
+    const detail = await api<{ data: { diff: { content: { op: string; path: string }[] } } }>('GET', `/gates/${gateId}/requests/${renamed.id}`)
+    const ops = detail.body.data.diff.content
+    expect(ops).toEqual([{ op: 'remove', path: '/body/name' }, expect.objectContaining({ op: 'add', path: '/body/title' })])
+    expect(await page.locator('diff-list tbody tr code.path').allTextContents()).toEqual(ops.map((o) => o.path))
+    expect(await page.locator('diff-list tbody tr td:first-child .badge').allTextContents()).toEqual(['only live', 'only shadow'])
+    expect(await page.locator('request-page dd .badge').first().textContent()).toBe('2 operations')
+
+    const live = page.locator('response-panel[side=live]')
+    const shadow = page.locator('response-panel[side=shadow]')
+    const name = product(2).name
+    expect(await live.locator('json-view li.m-removed > .row[data-pointer="/name"]').textContent()).toContain(name)
+    expect(await shadow.locator('json-view li.m-added > .row[data-pointer="/title"]').textContent()).toContain(name)
+    // Marks carry a word, not colour alone.
+    expect(await live.locator('json-view li.m-removed > .row[data-pointer="/name"] .tag').textContent()).toBe('removed')
+    // Nothing else is marked.
+    expect(await page.locator('json-view li[class^="m-"]').count()).toBe(2)
+
+    await page.locator('diff-list tbody tr', { hasText: '/body/title' }).locator('button').click()
+    await until(() => focused(page), (f) => f?.where === 'json-view > div' && f.name.includes('"title"'), 'focus on the shadow /title row')
+  }, TIMEOUT)
+
+  test('a float change, a reordered array, a shadow 500 and a shadow that never answered', async () => {
+    const gateId = await catalogGate()
+    const c = await catalogCaptures()
+    const request = async (which: CreatedRequest) => {
+      await page.goto(`${stack.hub.url}/gates/${gateId}/requests/${which.id}`)
+      await page.locator('response-panel[side=shadow] .card-header').waitFor()
+    }
+    await open('/')
+    const live = page.locator('response-panel[side=live]')
+    const shadow = page.locator('response-panel[side=shadow]')
+
+    await request(c.float)
+    expect(await live.locator('json-view li.m-changed > .row[data-pointer="/tax"]').textContent()).toContain(String(product(4).price.tax))
+    expect(await shadow.locator('json-view li.m-changed > .row[data-pointer="/tax"]').textContent()).toContain(String((product(4).price.amount * 0.21) / 1.21))
+
+    await request(c.reordered)
+    const [first, second] = product(3).tags
+    expect(await live.locator('json-view li.m-removed > .row[data-pointer="/tags/0"]').textContent()).toContain(first!)
+    expect(await shadow.locator('json-view li.m-added > .row[data-pointer="/tags/1"]').textContent()).toContain(first!)
+    expect(await shadow.locator('json-view .row[data-pointer="/tags/0"]').textContent()).toContain(second!)
+
+    await request(c.shadow500)
+    expect(await live.locator('.status.m-changed').textContent()).toContain('200')
+    expect(await shadow.locator('.status.m-changed').textContent()).toContain('500')
+    expect(await shadow.locator('headers-table tr.m-changed[data-name="X-Catalog-Version"]').count()).toBe(1)
+    expect(await live.locator('json-view li.m-removed > .row[data-pointer="/items"]').count()).toBe(1)
+    expect(await shadow.locator('json-view li.m-added > .row[data-pointer="/detail"]').textContent()).toContain('inventory lookup timed out')
+
+    // The API stores a failed shadow with status 0, its error as the body, has_diff and an empty patch.
+    await request(c.shadowError)
+    expect(await page.locator('request-page dd .badge').first().textContent()).toBe('not compared')
+    expect(await page.locator('request-page .failed h3').textContent()).toBe('The shadow service did not answer')
+    expect(await page.locator('request-page .failed code').textContent()).toContain('context deadline exceeded')
+    expect((await shadow.locator('.status').textContent())?.trim()).toBe('ERROR')
+    expect(await page.locator('diff-list').count()).toBe(0)
+
+    await request(c.identical)
+    expect(await page.locator('request-page empty-state h2').textContent()).toBe('No difference')
+    expect(await page.locator('request-page dd .badge').first().textContent()).toBe('identical')
+  }, TIMEOUT)
+
+  test('diff settings: saved through the API, shown after a reload, applied to the next captures', async () => {
+    const gateId = await catalogGate()
+    await catalogCaptures()
+    await open(`/gates/${gateId}`)
+    const form = page.locator('diff-config-form')
+    await form.locator('#retention').waitFor()
+
+    // The floor comes from the API's GET /config (720h by default).
+    await form.locator('#retention').fill('24h')
+    await form.locator('button[type=submit]').click()
+    expect(await form.locator('#retention-error').textContent()).toContain('at least the global floor of 720h')
+
+    await form.locator('#retention').fill('1440h')
+    await form.locator('#ignored_fields').fill('body.name\nbody.title')
+    await form.locator('#float_tolerance').fill('0.01')
+    await form.locator('#sort_arrays').check()
+    await form.locator('#redacted_fields').fill('body.stock.warehouse')
+    await form.locator('button[type=submit]').click()
+    await form.locator('.saved', { hasText: 'Settings saved.' }).waitFor()
+
+    const expected = { ignored_fields: ['body.name', 'body.title'], included_fields: [], float_tolerance: 0.01, sort_arrays: true }
+    const stored = await api<{ data: { diff_config: unknown; redacted_fields: string[]; retention: string } }>('GET', `/gates/${gateId}`)
+    expect(stored.body.data).toMatchObject({ diff_config: expected, redacted_fields: ['body.stock.warehouse'], retention: '1440h' })
+
+    await page.reload()
+    await form.locator('#retention').waitFor()
+    expect(await form.locator('#ignored_fields').inputValue()).toBe('body.name\nbody.title')
+    expect(await form.locator('#float_tolerance').inputValue()).toBe('0.01')
+    expect(await form.locator('#sort_arrays').isChecked()).toBe(true)
+    expect(await form.locator('#redacted_fields').inputValue()).toBe('body.stock.warehouse')
+    expect(await form.locator('#retention').inputValue()).toBe('1440h')
+
+    // The API compares the next captures with these settings: the same three differences are gone.
+    const s = scenarios()
+    const again = await postCaptures(stack.api, gateId, [s.renamed, s.float, s.reordered])
+    expect(again.map((r) => r.has_diff)).toEqual([false, false, false])
+    await page.locator('gate-page button', { hasText: 'Refresh' }).click()
+    const newest = page.locator('request-table tbody tr', { has: page.locator(`a.path[href$="${again[2]!.id}"]`) })
+    expect(await newest.locator('td:last-child .badge').textContent()).toBe('same')
+    // …and redacts the new field before storing it.
+    await page.goto(`${stack.hub.url}/gates/${gateId}/requests/${again[0]!.id}`)
+    await page.locator('request-page empty-state h2', { hasText: 'No difference' }).waitFor()
+    expect(await page.locator('response-panel[side=live] json-view .row[data-pointer="/stock/warehouse"]').textContent()).toContain('[REDACTED]')
+  }, TIMEOUT)
+
+  test('delete a gate: the dialog asks first; Escape keeps it, confirming deletes it and its captures', async () => {
+    const doomed = await createGate(stack.api, 'legacy-search', 'http://search.prod.internal', 'http://search-v1.internal')
+    const [kept] = await postCaptures(stack.api, doomed.id, [scenarios().identical])
+    await open('/')
+    const row = page.locator(`gate-table tbody tr[data-gate-id="${doomed.id}"]`)
+    const gates = Number(await until(() => stat('Gates').textContent(), (t) => /^\d+$/.test(t ?? ''), 'the gate count'))
+
+    await row.locator('button', { hasText: 'Delete' }).click()
+    const dialog = page.locator('confirm-dialog dialog[open]')
+    await dialog.waitFor()
+    expect(await dialog.locator('h2').textContent()).toBe('Delete gate "legacy-search"?')
+    // A destructive question starts on Cancel; Escape cancels.
+    expect(await focused(page)).toMatchObject({ where: 'confirm-dialog > button', name: 'Cancel' })
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    expect(await row.count()).toBe(1)
+    expect((await api('GET', `/gates/${doomed.id}`)).status).toBe(200)
+
+    await row.locator('button', { hasText: 'Delete' }).click()
+    await dialog.locator('button[value=confirm]').click()
+    await row.waitFor({ state: 'detached' })
+    expect(await page.locator('overview-page .notice').textContent()).toBe('Gate "legacy-search" deleted.')
+    await until(() => stat('Gates').textContent(), (t) => t === String(gates - 1), 'the gate count to drop')
+    expect((await api('GET', `/gates/${doomed.id}`)).status).toBe(404)
+    expect((await api('GET', `/gates/${doomed.id}/requests/${kept!.id}`)).status).toBe(404)
+  }, TIMEOUT)
+
+  test('keyboard: tab order and visible focus on the overview, forms by keyboard alone, every control labelled', async () => {
+    const gateId = await catalogGate()
+    const c = await catalogCaptures()
+    await open('/')
+    await page.locator('gate-table tbody tr').first().waitFor()
+    const rows = await page.locator('gate-table tbody tr a').allTextContents()
+    const stops = await tabStops(page, 10 + rows.length * 2 + 1)
+    expect(stops.map((s) => s?.name ?? s)).toEqual([
+      'Skip to content',
+      'Shadow Hub',
+      'Gates',
+      'New gate',
+      expect.stringContaining('Name'), // the search field select
+      '',
+      'Name',
+      'Live URL',
+      'Shadow URL',
+      'Created',
+      ...rows.flatMap((name) => [name, `Delete gate ${name}`]),
+      expect.stringContaining('50'), // page size
+    ])
+    expect(stops.filter((s) => !s?.visible)).toEqual([])
+    expect(stops[5]?.where).toBe('overview-page > input#search')
+
+    // New gate by keyboard: Enter opens the form with focus in it, Enter submits.
+    await page.locator('overview-page button[aria-controls=new-gate]').focus()
+    await page.keyboard.press('Enter')
+    await until(() => focused(page), (f) => f?.where === 'gate-form > input#name', 'focus in the name field')
+    await page.keyboard.type('keyboard-gate')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('http://kbd.live.internal')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('http://kbd.shadow.internal')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/gates\/[0-9a-f-]{36}$/)
+    // Focus moves to the new page's heading.
+    await until(() => focused(page), (f) => f?.where === 'gate-page > h1', 'focus on the heading')
+    expect(await unlabelledControls(page)).toEqual([])
+
+    // The diff filter is a radio group: arrow keys choose.
+    await page.goto(`${stack.hub.url}/gates/${gateId}`)
+    await page.locator('request-table tbody tr').first().waitFor()
+    expect(await unlabelledControls(page)).toEqual([])
+    await page.locator('request-filters input[name=has_diff][value=any]').focus()
+    await page.keyboard.press('ArrowRight')
+    await page.waitForURL(/\?has_diff=true$/)
+
+    // The request page: a JSON tree is one Tab stop; arrows move and fold.
+    await page.goto(`${stack.hub.url}/gates/${gateId}/requests/${c.renamed.id}`)
+    await page.locator('diff-list tbody tr').first().waitFor()
+    expect(await unlabelledControls(page)).toEqual([])
+    const tree = page.locator('response-panel[side=live] json-view')
+    expect(await tree.locator('button.toggle[tabindex="0"]').count()).toBe(1)
+    await tree.locator('button.toggle[tabindex="0"]').focus()
+    await page.keyboard.press('ArrowDown')
+    const price = await until(() => focused(page), (f) => f?.name.startsWith('Collapse price') === true, 'focus on the price toggle')
+    expect(price?.visible).toBe(true)
+    await page.keyboard.press('ArrowLeft')
+    await tree.locator('.row[data-pointer="/price"] button.toggle[aria-expanded=false]').waitFor()
+    expect(await tree.locator('button.toggle[tabindex="0"]').count()).toBe(1)
+    await page.keyboard.press('Tab')
+    expect((await focused(page))?.where).not.toBe('json-view > button')
+  }, TIMEOUT)
+})
+
+describe('hub on the real API: keys', () => {
+  test('a refused key: the 401 state names the setting; another key typed in works', async () => {
+    const wrong = await stack.startHub('wrong-key-0123456789abcdef')
+    await open('/', wrong.url)
+    await page.locator('error-state h2').waitFor()
+    expect(await page.locator('error-state h2').textContent()).toBe('The API refused the key')
+    const hint = await page.locator('error-state p').first().textContent()
+    expect(hint).toContain("hub server's SVC_APP_API_KEY does not match the API's")
+    // The API's own Problem detail reached the page: the 401 carried CORS headers.
+    expect(await page.locator('error-state p.muted').textContent()).toMatch(/^API: /)
+
+    await page.locator('error-state button', { hasText: 'Enter another key' }).click()
+    await page.locator('key-prompt input#key').fill(stack.key)
+    await page.keyboard.press('Enter')
+    await page.locator('gate-table tbody tr').first().waitFor()
+    const session = await page.evaluate(() => Object.values({ ...sessionStorage }))
+    expect(session).toEqual([stack.key])
+  }, TIMEOUT)
+
+  test('no key configured: the prompt, then the real API with the typed key', async () => {
+    const keyless = await stack.startHub('')
+    await open('/', keyless.url)
+    await page.locator('key-prompt input#key').fill(stack.key)
+    await page.locator('key-prompt button[type=submit]').click()
+    await page.locator('gate-table tbody tr').first().waitFor()
+    expect(await page.evaluate(() => localStorage.length)).toBe(0)
+  }, TIMEOUT)
+})
