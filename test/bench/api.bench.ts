@@ -88,6 +88,8 @@ export interface IngestRun extends LoadReport {
   readonly capturesPerSecond: number
   /** CPU used by the API process while the run lasted, in cores (1 = one core busy). */
   readonly apiCores: number
+  /** CPU used meanwhile by the PostgreSQL backends serving the bench database, in cores. */
+  readonly postgresCores: number
   /** Share of the whole machine's CPU that was busy meanwhile. */
   readonly machineBusy: number
 }
@@ -187,23 +189,35 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     }
     const storedBefore = await storedCount(database, seed.bigGateId)
     const ingest: IngestRun[] = []
+    const backends = async () => {
+      const found = await database!.db.sql<{ pid: number }[]>`
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+      return new Map(found.map((b) => [b.pid, cpuSeconds(b.pid)]))
+    }
     const measure = async (label: string, tool: string | undefined, run: () => Promise<LoadReport & { tool?: string }>) => {
+      const pg0 = await backends()
       const cpu0 = cpuSeconds(api!.pid)
       const machine0 = machineCpu()
       const t0 = performance.now()
       const report = await run()
       const wall = (performance.now() - t0) / 1000
       const machine1 = machineCpu()
+      const apiCpu = cpuSeconds(api!.pid) - cpu0
+      const pg1 = await backends()
+      // A backend that appeared during the run counts from 0 (its CPU before the run was none).
+      let postgresCpu = 0
+      for (const [pid, cpu] of pg1) if (Number.isFinite(cpu)) postgresCpu += cpu - (pg0.get(pid) ?? 0)
       const result: IngestRun = {
         ...report,
         label,
         tool: report.tool ?? tool ?? '',
         capturesPerSecond: (report.statuses['201'] ?? 0) / report.seconds,
-        apiCores: (cpuSeconds(api!.pid) - cpu0) / wall,
+        apiCores: apiCpu / wall,
+        postgresCores: postgresCpu / wall,
         machineBusy: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
       }
       print(`[${elapsed()}]   ${label}: ${int(result.capturesPerSecond)} captures/s, p50 ${ms(result.p50Ms)}, ` +
-        `p99 ${ms(result.p99Ms)}, API ${result.apiCores.toFixed(2)} cores, machine ${(result.machineBusy * 100).toFixed(0)}% busy, ` +
+        `p99 ${ms(result.p99Ms)}, API ${result.apiCores.toFixed(2)} cores, PostgreSQL ${result.postgresCores.toFixed(2)} cores, machine ${(result.machineBusy * 100).toFixed(0)}% busy, ` +
         `load ${loadNow()}`)
       return result
     }
@@ -295,6 +309,12 @@ function targets(ingest: IngestRun[], reads: ReadResult[], rate: number): ApiBen
   return out
 }
 
+/** Cores, and CPU ms per stored capture. */
+function perCapture(cores: number, run: IngestRun): string {
+  const msEach = run.capturesPerSecond > 0 ? (cores * 1000) / run.capturesPerSecond : NaN
+  return `${cores.toFixed(2)} (${Number.isFinite(msEach) ? msEach.toFixed(2) : '-'} ms)`
+}
+
 function errorCount(run: LoadReport): number {
   const non201 = Object.entries(run.statuses).reduce((sum, [status, n]) => sum + (status === '201' ? 0 : n), 0)
   return non201 + run.socketErrors + run.dropped
@@ -314,7 +334,7 @@ function printResult(result: ApiBenchResult, print: (line: string) => void, info
   print('Ingest (createRequest, 2 KB JSON bodies, diff computed by the API):')
   for (const line of textTable(
     [
-      ['run', 'tool', 'captures/s', 'p50', 'p90', 'p99', 'max', 'errors', 'API CPU', 'machine busy'],
+      ['run', 'tool', 'captures/s', 'p50', 'p90', 'p99', 'max', 'errors', 'API cores (ms/capture)', 'PG cores (ms/capture)', 'machine busy'],
       ...result.ingest.map((r) => [
         r.label,
         r.tool,
@@ -324,11 +344,12 @@ function printResult(result: ApiBenchResult, print: (line: string) => void, info
         ms(r.p99Ms),
         ms(r.maxMs),
         int(errorCount(r)),
-        `${r.apiCores.toFixed(2)} cores`,
+        perCapture(r.apiCores, r),
+        perCapture(r.postgresCores, r),
         `${(r.machineBusy * 100).toFixed(0)}%`,
       ]),
     ],
-    new Set([2, 3, 4, 5, 6, 7, 8, 9]),
+    new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]),
   )) print(`  ${line}`)
   print('')
   print(`Reads (one gate with ${int(info.rows)}+ captures in the last 24 h; sequential, keep-alive):`)

@@ -1,0 +1,59 @@
+/**
+ * `bun run bench`: every benchmark in sequence (diff, API, proxy), after
+ * the machine and the date, since the figures mean little without them.
+ * Targets, not tests: a miss is printed, never an exit code.
+ *
+ * The proxy benchmark is imported dynamically: when its module or its
+ * runProxyBench export is missing, it is skipped with a note. Each bench's
+ * own environment knobs apply (see the top of each file).
+ */
+import { machineLines } from './api-bench/machine.ts'
+import { runApiBench } from './api.bench.ts'
+import { runDiffBench } from './diff.bench.ts'
+
+type Bench = { name: string; run: () => Promise<unknown> }
+
+async function proxyBench(): Promise<(() => Promise<unknown>) | string> {
+  try {
+    const module = (await import('./proxy.bench.ts')) as { runProxyBench?: unknown }
+    if (typeof module.runProxyBench !== 'function') return 'test/bench/proxy.bench.ts does not export runProxyBench'
+    const run = module.runProxyBench as () => unknown
+    return async () => run()
+  } catch (error) {
+    return `test/bench/proxy.bench.ts could not be loaded (${error instanceof Error ? error.message : String(error)})`
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  for (const line of machineLines()) console.log(line)
+  const proxy = await proxyBench()
+  const benches: Bench[] = [
+    { name: 'diff engine (issue 2)', run: async () => runDiffBench() },
+    { name: 'API (issue 3)', run: () => runApiBench({ printMachine: false }) },
+  ]
+  if (typeof proxy === 'function') benches.push({ name: 'proxy (issue 4)', run: proxy })
+
+  const failed: string[] = []
+  for (const bench of benches) {
+    console.log('')
+    console.log(`=== ${bench.name} ===`)
+    const benchStarted = performance.now()
+    try {
+      await bench.run()
+    } catch (error) {
+      // One bench that cannot run (no PostgreSQL, no free port...) must not hide the others.
+      failed.push(bench.name)
+      console.log(`${bench.name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    }
+    console.log(`(${bench.name}: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s)`)
+  }
+  console.log('')
+  if (typeof proxy === 'string') console.log(`proxy (issue 4): skipped: ${proxy}`)
+  if (failed.length > 0) console.log(`could not run: ${failed.join(', ')}`)
+  console.log(`all benchmarks: ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  // Exit even if a bench left a handle open (a pool, a timer): the figures are printed.
+  process.exit(failed.length > 0 ? 1 : 0)
+}
+
+await main()
