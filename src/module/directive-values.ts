@@ -5,6 +5,7 @@
  * `ModuleConfigError` pointing at the value.
  */
 import { parseDuration } from '../config/duration.ts'
+import { fieldPathProblem } from '../diff/field-path.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { ModuleConfigError } from './module-config-error.ts'
 import { describeValue, type RawField } from './raw-section.ts'
@@ -107,7 +108,10 @@ export const readSwitch: ValueReader<boolean> = (field) => {
 /**
  * Field lists: every value is split on commas and trimmed; empty pieces
  * (a trailing comma, `a, b` written unquoted) are dropped. Each path must
- * name the status, the headers or the body.
+ * name the status, the headers or the body, and must parse with the diff's
+ * own parser (as SVC_APP_DIFF_* and SVC_APP_REDACTED_FIELDS do), so that a
+ * path the comparison cannot use fails here, with its position, rather
+ * than when the module starts.
  */
 export const readFieldList: ValueReader<string[]> = (field) => {
   const paths: string[] = []
@@ -123,6 +127,11 @@ export const readFieldList: ValueReader<string[]> = (field) => {
           JSON.stringify(path),
           field.valueAt[index] ?? field.at,
         )
+      }
+      const problem = fieldPathProblem(path)
+      if (problem !== undefined) {
+        const at = field.valueAt[index] ?? field.at
+        throw new ModuleConfigError(field.name, 'field paths', JSON.stringify(path), at, problem)
       }
       paths.push(path)
     }

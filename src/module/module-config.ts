@@ -189,6 +189,17 @@ function buildConfig(section: RawSection): SvcGateConfig {
   }
   if (values.live === undefined) throw missing('live')
   if (values.shadow === undefined) throw missing('shadow')
+  // As SVC_APP_SHADOW_URL: one service twice would compare it with itself and double its load.
+  if (withoutTrailingSlash(values.shadow) === withoutTrailingSlash(values.live)) {
+    const shadow = section.fields.get('shadow')
+    const found = JSON.stringify(values.shadow)
+    throw new ModuleConfigError(
+      shadow?.name ?? 'shadow',
+      'a URL different from live',
+      found,
+      shadow?.valueAt[0] ?? shadow?.at,
+    )
+  }
   // Defaults: SPEC.md "Web-server module, `svc_gate` block".
   return deepFreeze({
     live: values.live,
@@ -216,6 +227,10 @@ function buildHttpClient(section: RawSection | undefined): SvcGateHttpClientConf
     maxConnsPerHost: values.max_conns_per_host ?? 100,
     idleConnTimeoutMs: values.idle_conn_timeout ?? 90_000,
   }
+}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '')
 }
 
 function deepFreeze<T>(value: T): T {

@@ -14,9 +14,9 @@
  * 4. Ingest into the big gate: createRequest with 2 KB JSON bodies, base64,
  *    no `diff` (the API computes it), 20% of shadows differing from live in
  *    ~1% of their leaves; first a closed loop (wrk when installed, else
- *    api-bench/load-generator.ts) for the sustained rate, then an open loop
- *    at the target rate for its latency (counted from when each request
- *    was due, so queueing shows).
+ *    api-bench/load-generator.ts) for the sustained rate, then open loops
+ *    at the target rate and at half the sustained rate for their latency
+ *    (counted from when each request was due, so queueing shows).
  * 5. Reads on the gate, now above 1,000,000 captures in the last 24 h:
  *    listRequests (first page, with and without filters), getGate,
  *    listGates, getGlobalStats, getRequest; p50 and p95 over HTTP.
@@ -61,7 +61,7 @@ import {
 } from './api-bench/api-process.ts'
 import { makeCaptureBodies } from './api-bench/capture-bodies.ts'
 import { closedLoop, fixedRate, type IngestTarget, type LoadReport } from './api-bench/ingest-load.ts'
-import { loadNow, machineLines } from './api-bench/machine.ts'
+import { describeMachine, loadNow, machineLines } from './api-bench/machine.ts'
 import { measureReads, type ReadCase, type ReadResult } from './api-bench/read-latency.ts'
 import { seedCaptures, type SeedResult } from './api-bench/seed.ts'
 import { int, ms, textTable } from './api-bench/text-table.ts'
@@ -227,6 +227,10 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       closedLoop(target, { seconds, connections })))
     ingest.push(await measure(`open loop at ${int(rate)}/s, ${rateSeconds} s`, 'bun load-generator', () =>
       fixedRate(target, rate, rateSeconds, Math.max(connections, 64))))
+    // Latency below saturation: at half the sustained rate just measured.
+    const halfRate = Math.max(1, Math.round(ingest[0]!.capturesPerSecond / 2))
+    ingest.push(await measure(`open loop at ${int(halfRate)}/s (half the sustained rate), ${rateSeconds} s`, 'bun load-generator', () =>
+      fixedRate(target, halfRate, rateSeconds, Math.max(connections, 64))))
     const peakAfterIngest = memoryMb(api.pid).peak
     const storedAfter = await storedCount(database, seed.bigGateId)
     const created = ingest.reduce((sum, r) => sum + (r.statuses['201'] ?? 0), 0)
@@ -351,6 +355,13 @@ function printResult(result: ApiBenchResult, print: (line: string) => void, info
     ],
     new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]),
   )) print(`  ${line}`)
+  const closed = result.ingest[0]!
+  const apiMs = (closed.apiCores * 1000) / closed.capturesPerSecond
+  const pgMs = (closed.postgresCores * 1000) / closed.capturesPerSecond
+  const cores = describeMachine().cpus
+  print(`  CPU per stored capture (closed loop): API ${apiMs.toFixed(2)} ms + PostgreSQL backends ${pgMs.toFixed(2)} ms = ` +
+    `${(apiMs + pgMs).toFixed(2)} ms: ${cores} cores given to nothing else would top out near ` +
+    `${int((cores * 1000) / (apiMs + pgMs))} captures/s (load generator, WAL writer and checkpointer not counted).`)
   print('')
   print(`Reads (one gate with ${int(info.rows)}+ captures in the last 24 h; sequential, keep-alive):`)
   for (const line of textTable(

@@ -2,41 +2,70 @@
  * Screenshots of the hub's three pages at 1280 px, for the README:
  * docs/screenshots/{overview,gate,request}.png.
  *
- *   bun test/e2e/take-screenshots.ts                 # against the fake API
+ *   bun test/e2e/take-screenshots.ts          # the real API on a fresh PostgreSQL database (SVC_TEST_PG_URL)
+ *   bun test/e2e/take-screenshots.ts --fake   # the fake API of the smoke test
  *   HUB_URL=http://127.0.0.1:8070 GATE_ID=<uuid> REQUEST_ID=<uuid> \
- *     bun test/e2e/take-screenshots.ts               # against a running hub
+ *     bun test/e2e/take-screenshots.ts        # a running hub
  *
- * With HUB_URL, the hub must have a key configured (or the screenshots
- * show the key prompt). REQUEST_ID should be a capture with a diff.
+ * The real-API data (test/e2e/support/showcase-seed.ts): a "catalog-v2
+ * canary" gate with an hour of storefront traffic posted through
+ * createRequest and a day of older traffic loaded with SQL, and a few
+ * other gates. With HUB_URL, the hub must have a key configured (or the
+ * screenshots show the key prompt); REQUEST_ID should be a capture with
+ * a diff.
  */
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { launchChromium, watchProblems } from './support/browser.ts'
+import { startRealHubStack } from './support/real-stack.ts'
+import { seedShowcase } from './support/showcase-seed.ts'
 import { startHubStack } from './support/stack.ts'
 
 const OUT = resolve(import.meta.dir, '../../docs/screenshots')
 const WIDTH = 1280
 
-const env = process.env
-const stack = env.HUB_URL ? undefined : await startHubStack()
-const hubUrl = env.HUB_URL ?? stack!.hub.url
-const gateId = env.GATE_ID ?? stack!.api.data.gates.find((g) => g.name === 'checkout-api')!.id
-const requestId =
-  env.REQUEST_ID ?? stack!.api.data.requests.get(gateId)!.find((r) => r.diff.content.length === 7)!.id
+interface Target {
+  readonly hubUrl: string
+  readonly gateId: string
+  readonly requestId: string
+  stop(): Promise<void>
+}
 
+async function target(): Promise<Target> {
+  const env = process.env
+  if (env.HUB_URL) {
+    if (!env.GATE_ID || !env.REQUEST_ID) throw new Error('HUB_URL needs GATE_ID and REQUEST_ID')
+    return { hubUrl: env.HUB_URL, gateId: env.GATE_ID, requestId: env.REQUEST_ID, stop: async () => {} }
+  }
+  if (process.argv.includes('--fake')) {
+    const stack = await startHubStack()
+    const gateId = stack.api.data.gates.find((g) => g.name === 'checkout-api')!.id
+    const requestId = stack.api.data.requests.get(gateId)!.find((r) => r.diff.content.length === 7)!.id
+    return { hubUrl: stack.hub.url, gateId, requestId, stop: () => stack.stop() }
+  }
+  const stack = await startRealHubStack({ hubs: 1 })
+  try {
+    return { hubUrl: stack.hub.url, ...(await seedShowcase(stack)), stop: () => stack.stop() }
+  } catch (error) {
+    await stack.stop()
+    throw error
+  }
+}
+
+const t = await target()
 await mkdir(OUT, { recursive: true })
 const browser = await launchChromium()
 try {
   const shots: { file: string; path: string; ready: string; height: number; fullPage: boolean }[] = [
     { file: 'overview.png', path: '/', ready: 'gate-table tbody tr', height: 800, fullPage: true },
-    { file: 'gate.png', path: `/gates/${gateId}`, ready: 'request-table tbody tr', height: 1150, fullPage: false },
-    { file: 'request.png', path: `/gates/${gateId}/requests/${requestId}`, ready: 'diff-list tbody tr', height: 1400, fullPage: false },
+    { file: 'gate.png', path: `/gates/${t.gateId}`, ready: 'request-table tbody tr', height: 1150, fullPage: false },
+    { file: 'request.png', path: `/gates/${t.gateId}/requests/${t.requestId}`, ready: 'diff-list tbody tr', height: 1400, fullPage: false },
   ]
   for (const s of shots) {
     const context = await browser.newContext({ viewport: { width: WIDTH, height: s.height }, deviceScaleFactor: 1 })
     const page = await context.newPage()
     const problems = await watchProblems(page)
-    await page.goto(`${hubUrl}${s.path}`)
+    await page.goto(`${t.hubUrl}${s.path}`)
     await page.locator(s.ready).first().waitFor({ timeout: 15_000 })
     // Let fonts settle and animations finish.
     await page.waitForTimeout(400)
@@ -47,5 +76,5 @@ try {
   }
 } finally {
   await browser.close()
-  await stack?.stop()
+  await t.stop()
 }

@@ -1,11 +1,12 @@
 import { LitElement, css, html } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
 import { cssProps } from '../lib/css-props.ts'
-import { formatRate, rateBand } from '../lib/format.ts'
+import { formatRate, rateBand, rateBarPercent } from '../lib/format.ts'
 import { sharedStyles } from '../styles/shared.ts'
 
 /**
- * A diff rate as a number and a bar coloured by severity. The width is set
+ * A diff rate as a number and a bar coloured by severity, on a square-root
+ * scale (rateBarPercent) so that 2% and 10% look different. The width is set
  * through the CSSOM (cssProps), which `style-src 'self'` allows; a style
  * attribute would be blocked.
  */
@@ -65,8 +66,7 @@ export class DiffRate extends LitElement {
 
   override render() {
     const band = rateBand(this.rate)
-    // A small non-zero rate still shows a sliver.
-    const width = this.rate > 0 ? Math.max(3, Math.min(100, this.rate * 100)) : 0
+    const width = rateBarPercent(this.rate)
     return html`<span class="wrap band-${band}">
       <span class="track" aria-hidden="true"><span class="fill" ${cssProps({ width: `${width}%` })}></span></span>
       <span class="value">${formatRate(this.rate)}</span>

@@ -59,7 +59,7 @@ export class PageNav extends LitElement {
     const atStart = p.offset === 0
     const atEnd = !p.has_more
     return html`<span class="range" aria-live="polite">
-        ${first}–${last} of ${formatCount(p.total)} ${this.noun}
+        ${formatCount(first)}–${formatCount(last)} of ${formatCount(p.total)} ${this.noun}
       </span>
       <nav class="controls" aria-label="Pages of ${this.noun}">
         <label for="size">Per page</label>

@@ -62,11 +62,12 @@ export class RequestPage extends LitElement {
         min-width: 0;
         font-size: 19px;
       }
+      /* The actions keep the top right; a long query or id wraps the facts on the left instead. */
       .head {
-        display: flex;
-        justify-content: space-between;
-        gap: 16px;
-        flex-wrap: wrap;
+        display: grid;
+        grid-template-columns: minmax(0, 1fr) auto;
+        align-items: start;
+        gap: 12px 24px;
       }
       .meta {
         display: flex;
@@ -165,6 +166,7 @@ export class RequestPage extends LitElement {
         letter-spacing: 0.04em;
       }
       @media (max-width: 960px) {
+        .head,
         .responses,
         .request-grid {
           grid-template-columns: 1fr;

@@ -14,6 +14,17 @@ export function formatRate(rate: number): string {
   return `${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%`
 }
 
+/**
+ * Width of a diff-rate bar, in percent of the track: a square-root scale,
+ * so the rates gates actually show (mostly under 20%) are told apart
+ * (0.2% → 4.5, 5% → 22, 11% → 33, 100% → 100). A non-zero rate is at
+ * least a sliver (3).
+ */
+export function rateBarPercent(rate: number): number {
+  if (!(rate > 0)) return 0
+  return Math.max(3, Math.min(100, Math.sqrt(rate) * 100))
+}
+
 /** Severity band of a diff rate, for colour: none, low (< 1%), medium (< 10%), high. */
 export function rateBand(rate: number): 'none' | 'low' | 'medium' | 'high' {
   if (!(rate > 0)) return 'none'
@@ -26,18 +37,25 @@ export function formatLatency(ms: number): string {
   return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${integer.format(ms)} ms`
 }
 
+/**
+ * Made once: `Date#toLocaleString(locale, options)` builds a new formatter on
+ * every call, which cost ~0.4 ms a call here, ~40 ms for each page turn of
+ * the requests table (measured in Chromium on the real-API perf test).
+ */
+const dateTime = new Intl.DateTimeFormat('en-GB', {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+})
+
 /** Absolute local time, precise to the second. */
 export function formatTime(rfc3339: string): string {
   const t = new Date(rfc3339)
   if (Number.isNaN(t.getTime())) return rfc3339
-  return t.toLocaleString('en-GB', {
-    year: 'numeric',
-    month: 'short',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  })
+  return dateTime.format(t)
 }
 
 /** `3 min ago`, `2 h ago`, `5 d ago`; `now` within a minute. */

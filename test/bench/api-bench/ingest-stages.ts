@@ -26,6 +26,7 @@ import { createComparisonMetrics, Registry } from '../../../src/metrics/index.ts
 import { createGateStore } from '../../../src/store/gate-store.ts'
 import { createRequestStore } from '../../../src/store/request-store.ts'
 import { createTestDatabase } from '../../support/database.ts'
+import { cpuSeconds as processCpuSeconds } from './api-process.ts'
 import { makeCaptureBodies } from './capture-bodies.ts'
 import { textTable } from './text-table.ts'
 
@@ -156,9 +157,16 @@ async function storeInsert(parsed: Array<typeof createRequestBody.infer>): Promi
     const gates = createGateStore(database.db.sql)
     const requests = createRequestStore(database.db.sql)
     const gate = await gates.create({ name: 'stages', live_url: 'http://127.0.0.1:9/a', shadow_url: 'http://127.0.0.1:9/b' })
-    const rows: string[][] = [['store calls (settings + insert), concurrency', 'captures/s']]
+    const rows: string[][] = [['store calls (settings + insert), concurrency', 'captures/s', 'client CPU ms/capture', 'PostgreSQL CPU ms/capture']]
+    const backendCpu = async () => {
+      const pids = await database.db.sql<{ pid: number }[]>`
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database()`
+      return new Map(pids.map((p) => [p.pid, processCpuSeconds(p.pid)]))
+    }
     for (const concurrency of [8, 32]) {
       let done = 0
+      const pg0 = await backendCpu()
+      const cpu0 = cpuMicros()
       const end = performance.now() + seconds * 1000
       let n = 0
       await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -181,9 +189,12 @@ async function storeInsert(parsed: Array<typeof createRequestBody.infer>): Promi
           done++
         }
       }))
-      rows.push([String(concurrency), (done / seconds).toFixed(0)])
+      const clientMs = (cpuMicros() - cpu0) / 1000 / done
+      let pgSeconds = 0
+      for (const [pid, cpu] of await backendCpu()) pgSeconds += cpu - (pg0.get(pid) ?? 0)
+      rows.push([String(concurrency), (done / seconds).toFixed(0), clientMs.toFixed(3), ((pgSeconds * 1000) / done).toFixed(3)])
     }
-    for (const line of textTable(rows, new Set([1]))) console.log(line)
+    for (const line of textTable(rows, new Set([1, 2, 3]))) console.log(line)
   } finally {
     await database.drop()
   }

@@ -38,15 +38,25 @@ export async function postCaptures(api: TestApi, gateId: string, bodies: readonl
   return out
 }
 
+export interface BulkOptions {
+  /** The captures are spread evenly over this span. @default 23 h */
+  readonly spanMs?: number
+  /** …which ends this long ago. @default 0 */
+  readonly endAgoMs?: number
+  /** One capture in this many has a diff (a price), one in 210 of those a shadow 500; 0 for none. @default 10 */
+  readonly diffEvery?: number
+}
+
 /**
  * Loads `count` captures into a gate with two INSERT ... SELECT
  * generate_series statements, then rebuilds the rollups (docs/storage.md:
  * without it, stats and list totals ignore rows written past the store).
- * Spread evenly over the last `spanMs`; every tenth has a diff (a price),
- * one in 210 of those a shadow 500; small product bodies.
+ * Small product bodies; the newest first in `i`.
  */
-export async function seedBulkCaptures(sql: postgres.Sql, gateId: string, count: number, spanMs = 23 * 3_600_000): Promise<void> {
-  const step = spanMs / 1000 / count
+export async function seedBulkCaptures(sql: postgres.Sql, gateId: string, count: number, options: BulkOptions = {}): Promise<void> {
+  const step = (options.spanMs ?? 23 * 3_600_000) / 1000 / count
+  const end = (options.endAgoMs ?? 0) / 1000
+  const every = options.diffEvery ?? 10
   await sql`
     INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
                           live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
@@ -54,10 +64,10 @@ export async function seedBulkCaptures(sql: postgres.Sql, gateId: string, count:
            (ARRAY['GET','GET','GET','GET','GET','POST','PUT','DELETE'])[1 + i % 8],
            '/v2/products/sku-' || (10000 + (i * 7919) % 90000),
            CASE WHEN i % 9 = 0 THEN 'include=stock' ELSE '' END,
-           now() - make_interval(secs => i * ${step}::float8),
+           now() - make_interval(secs => ${end}::float8 + i * ${step}::float8),
            CASE WHEN i % 97 = 0 THEN 404 ELSE 200 END, 20 + (i * 31) % 90,
-           CASE WHEN i % 2100 = 0 THEN 500 WHEN i % 97 = 0 THEN 404 ELSE 200 END, 18 + (i * 17) % 140,
-           i % 10 = 0
+           CASE WHEN ${every}::int > 0 AND i % ${Math.max(1, every * 210)}::int = 0 THEN 500 WHEN i % 97 = 0 THEN 404 ELSE 200 END, 18 + (i * 17) % 140,
+           ${every}::int > 0 AND i % ${Math.max(1, every)}::int = 0
     FROM generate_series(1, ${count}::int) AS i`
   await sql`
     INSERT INTO request_payloads (request_id, headers, body, live_response_id, live_headers, live_body, live_created_at,

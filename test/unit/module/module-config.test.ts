@@ -316,6 +316,20 @@ describe('parseModuleConfig errors name the line, the column and the expectation
         'redacted_fields: expected field paths that start with "status", "headers." or "body.", found "password"',
     },
     {
+      name: 'field path the diff cannot parse',
+      text: block('diff_ignored_fields body.a "body..b"'),
+      line: 4,
+      column: 30,
+      message: 'diff_ignored_fields: invalid field path "body..b": it has an empty segment',
+    },
+    {
+      name: 'shadow the same as live',
+      text: 'svc_gate {\n  live http://127.0.0.1:3000\n  shadow http://127.0.0.1:3000/\n}',
+      line: 3,
+      column: 10,
+      message: 'shadow: expected a URL different from live, found "http://127.0.0.1:3000/"',
+    },
+    {
       name: 'bad shadow rule',
       text: block('shadow_rules "allow GET:/a,allow GET"'),
       line: 4,

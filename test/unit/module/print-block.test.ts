@@ -7,6 +7,7 @@ import {
   type SvcGateConfig,
 } from '../../../src/module/module-config.ts'
 import { printBlock, quote } from '../../../src/module/print-block.ts'
+import { fieldPathProblem } from '../../../src/diff/field-path.ts'
 import { compileShadowRules } from '../../../src/proxy/shadow-rules.ts'
 
 describe('printBlock', () => {
@@ -105,7 +106,7 @@ const fieldPath = fc
     fc.array(tricky, { maxLength: 8 }).map((chars) => chars.join('')),
   )
   .map(([prefix, rest]) => (prefix.endsWith('.') ? prefix + (rest || 'x') : prefix))
-  .filter((path) => path === path.trim())
+  .filter((path) => path === path.trim() && fieldPathProblem(path) === undefined)
 const fieldList = fc.array(fieldPath, { maxLength: 4 })
 const ruleText = fc
   .array(
@@ -137,27 +138,32 @@ const anyMs = fc.oneof(
   fc.constantFrom(1_001, 1_005, 0.001),
 )
 const count = fc.oneof(fc.nat(1_000), fc.constant(Number.MAX_SAFE_INTEGER))
-const config: fc.Arbitrary<SvcGateConfig> = fc.record({
-  live: url,
-  shadow: url,
-  samplingRate: fc.double({ min: 0, max: 1, noNaN: true }).map((rate) => rate + 0),
-  liveTimeoutMs: anyMs,
-  shadowTimeoutMs: anyMs,
-  maxBodySize: count,
-  shadowRules: ruleText,
-  maxConcurrentCallbacks: count,
-  httpClient: fc.record({
-    maxIdleConns: count,
-    maxIdleConnsPerHost: count,
-    maxConnsPerHost: count,
-    idleConnTimeoutMs: fc.oneof(fc.constant(0), anyMs),
-  }),
-  diffIgnoredFields: fieldList,
-  diffIncludedFields: fieldList,
-  diffFloatTolerance: fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }).map((n) => n + 0),
-  diffSortArrays: fc.boolean(),
-  redactedFields: fieldList,
-})
+const config: fc.Arbitrary<SvcGateConfig> = fc
+  .record({
+    live: url,
+    shadow: url,
+    samplingRate: fc.double({ min: 0, max: 1, noNaN: true }).map((rate) => rate + 0),
+    liveTimeoutMs: anyMs,
+    shadowTimeoutMs: anyMs,
+    maxBodySize: count,
+    shadowRules: ruleText,
+    maxConcurrentCallbacks: count,
+    httpClient: fc.record({
+      maxIdleConns: count,
+      maxIdleConnsPerHost: count,
+      maxConnsPerHost: count,
+      idleConnTimeoutMs: fc.oneof(fc.constant(0), anyMs),
+    }),
+    diffIgnoredFields: fieldList,
+    diffIncludedFields: fieldList,
+    diffFloatTolerance: fc
+      .double({ min: 0, noNaN: true, noDefaultInfinity: true })
+      .map((n) => n + 0),
+    diffSortArrays: fc.boolean(),
+    redactedFields: fieldList,
+  })
+  // parseModuleConfig rejects a shadow equal to live.
+  .filter((c) => c.live.replace(/\/+$/, '') !== c.shadow.replace(/\/+$/, ''))
 
 describe('printBlock (properties)', () => {
   test('printing a config and parsing it back gives the same config', () => {

@@ -1,0 +1,52 @@
+/**
+ * The one place where an `svc_gate` configuration becomes the settings of
+ * the proxy's shadowing core (`createShadowHandler`): DESIGN.md "Web-server
+ * module" asks for "one implementation of forwarding, rules, sampling,
+ * diff, redaction", so the module only translates names and leaves every
+ * behaviour to the core. Pure: no I/O, nothing read from the environment.
+ */
+import type { DiffConfig } from '../diff/diff-config.ts'
+import { compileShadowRules } from '../proxy/shadow-rules.ts'
+import type { ShadowSettings } from '../proxy/shadow-settings.ts'
+import type { SvcGateConfig } from './module-config.ts'
+
+/**
+ * SPEC.md "What the service does": the module "works in standalone mode
+ * only", so its metrics carry `gate=""` (SPEC.md "Metrics": "empty for a
+ * standalone proxy or module").
+ */
+export const MODULE_GATE_LABEL = ''
+
+/**
+ * Maps a validated configuration onto the core's settings. The shadow rules
+ * are compiled here, base rules appended (SPEC.md "Shadow matching rules",
+ * rule 3); `parseModuleConfig` has already compiled them once, so this
+ * does not throw for a config it returned.
+ */
+export function toShadowSettings(config: SvcGateConfig): ShadowSettings {
+  const diff: DiffConfig = {
+    ignored_fields: [...config.diffIgnoredFields],
+    included_fields: [...config.diffIncludedFields],
+    float_tolerance: config.diffFloatTolerance,
+    sort_arrays: config.diffSortArrays,
+  }
+  return Object.freeze({
+    liveUrl: withoutTrailingSlash(config.live),
+    shadowUrl: withoutTrailingSlash(config.shadow),
+    gate: MODULE_GATE_LABEL,
+    liveTimeoutMs: config.liveTimeoutMs,
+    shadowTimeoutMs: config.shadowTimeoutMs,
+    maxBodyBytes: config.maxBodySize,
+    samplingRate: config.samplingRate,
+    shadowRules: compileShadowRules(config.shadowRules),
+    maxConcurrentCallbacks: config.maxConcurrentCallbacks,
+    httpClient: config.httpClient,
+    redactedFields: config.redactedFields,
+    diff: Object.freeze(diff),
+  })
+}
+
+/** The core joins base URL and path as text: `http://live/` + `/a` must not give `//a`. */
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '')
+}
