@@ -26,8 +26,13 @@ export class DrainAbortReason extends Error {
   }
 }
 
+interface RunningTask extends BackgroundTask {
+  readonly controller: AbortController
+  readonly onAbort: ((reason: unknown) => void) | undefined
+}
+
 export class BackgroundTasks {
-  private readonly _running = new Set<AbortController>()
+  private readonly _running = new Set<RunningTask>()
   private _idleWaiters: Array<() => void> = []
 
   get size(): number {
@@ -37,27 +42,39 @@ export class BackgroundTasks {
   /**
    * Runs `work` in the background with a task of its own; `work` must not
    * reject (it is the caller's job to turn failures into outcomes). A
-   * rejection is passed to `onUnexpected`.
+   * rejection is passed to `onUnexpected`. `onAbort` is called once when the
+   * task is aborted (by `task.abort()` or the drain), after its signal: a
+   * direct call, no event listener per task.
    */
-  run(work: (task: BackgroundTask) => Promise<void>, onUnexpected: (error: unknown) => void): void {
+  run(
+    work: (task: BackgroundTask) => Promise<void>,
+    onUnexpected: (error: unknown) => void,
+    onAbort?: (reason: unknown) => void,
+  ): void {
     const controller = new AbortController()
-    this._running.add(controller)
-    const task: BackgroundTask = {
+    const task: RunningTask = {
+      controller,
+      onAbort,
       signal: controller.signal,
-      abort: (reason) => {
-        if (!controller.signal.aborted) controller.abort(reason)
-      },
+      abort: (reason) => abortTask(task, reason),
     }
-    work(task)
-      .catch(onUnexpected)
-      .finally(() => {
-        this._running.delete(controller)
-        if (this._running.size === 0 && this._idleWaiters.length > 0) {
-          const waiters = this._idleWaiters
-          this._idleWaiters = []
-          for (const wake of waiters) wake()
-        }
-      })
+    this._running.add(task)
+    work(task).then(
+      () => this._finished(task),
+      (error: unknown) => {
+        onUnexpected(error)
+        this._finished(task)
+      },
+    )
+  }
+
+  private _finished(task: RunningTask): void {
+    this._running.delete(task)
+    if (this._running.size === 0 && this._idleWaiters.length > 0) {
+      const waiters = this._idleWaiters
+      this._idleWaiters = []
+      for (const wake of waiters) wake()
+    }
   }
 
   /** Resolves when no task is running. */
@@ -84,8 +101,15 @@ export class BackgroundTasks {
     if (!timedOut) return { completed: before, aborted: 0 }
     const left = this._running.size
     const reason = new DrainAbortReason(timeoutMs)
-    for (const controller of this._running) controller.abort(reason)
+    for (const task of [...this._running]) abortTask(task, reason)
     await this.whenIdle()
     return { completed: Math.max(0, before - left), aborted: left }
   }
+}
+
+/** Aborts a task once: its signal (the exchanges and the sink listen to it), then its hook. */
+function abortTask(task: RunningTask, reason: unknown): void {
+  if (task.controller.signal.aborted) return
+  task.controller.abort(reason)
+  task.onAbort?.(task.controller.signal.reason)
 }

@@ -36,6 +36,17 @@ export interface ForwardedFor {
   readonly proto: string
 }
 
+const HOP_BY_HOP = new Set<string>(HOP_BY_HOP_HEADERS)
+
+/**
+ * Whether any hop-by-hop field is present: one pass over the names (Headers
+ * names are lower case), far cheaper than a `has()` per listed field.
+ */
+function hasHopByHop(headers: Headers): boolean {
+  for (const name of headers.keys()) if (HOP_BY_HOP.has(name)) return true
+  return false
+}
+
 /** Deletes the hop-by-hop fields and the ones `Connection` names, in place. */
 export function dropHopByHop(headers: Headers): void {
   const connection = headers.get('connection')
@@ -45,7 +56,10 @@ export function dropHopByHop(headers: Headers): void {
       if (name !== '') headers.delete(name)
     }
   }
-  for (const name of HOP_BY_HOP_HEADERS) headers.delete(name)
+  // Only the fields present: a delete per listed name costs more than one pass.
+  const present: string[] = []
+  for (const name of headers.keys()) if (HOP_BY_HOP.has(name)) present.push(name)
+  for (const name of present) headers.delete(name)
 }
 
 /**
@@ -59,16 +73,35 @@ export function dropHopByHop(headers: Headers): void {
  * scheme; this proxy does not terminate TLS), and set otherwise.
  */
 export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFor): Headers {
+  // One pass over the names says which of the fields below are there at all,
+  // so that the usual request (no hop-by-hop field, no X-Forwarded-*) costs
+  // no lookups for absent names.
+  let hop = false
+  let priorFor = false
+  let priorHost = false
+  let priorProto = false
+  for (const name of incoming.keys()) {
+    if (HOP_BY_HOP.has(name)) hop = true
+    else if (name === 'x-forwarded-for') priorFor = true
+    else if (name === 'x-forwarded-host') priorHost = true
+    else if (name === 'x-forwarded-proto') priorProto = true
+  }
   const headers = new Headers(incoming)
-  dropHopByHop(headers)
+  if (hop) {
+    // `Connection` may name any field, X-Forwarded-* included: ask the copy.
+    dropHopByHop(headers)
+    priorFor = headers.has('x-forwarded-for')
+    priorHost = headers.has('x-forwarded-host')
+    priorProto = headers.has('x-forwarded-proto')
+  }
   const host = headers.get('host')
-  headers.delete('host')
+  if (host !== null) headers.delete('host')
   if (forwarded.clientAddress !== undefined) {
-    const prior = headers.get('x-forwarded-for')
+    const prior = priorFor ? headers.get('x-forwarded-for') : null
     headers.set('x-forwarded-for', prior ? `${prior}, ${forwarded.clientAddress}` : forwarded.clientAddress)
   }
-  if (host !== null && !headers.has('x-forwarded-host')) headers.set('x-forwarded-host', host)
-  if (!headers.has('x-forwarded-proto')) headers.set('x-forwarded-proto', forwarded.proto)
+  if (host !== null && !priorHost) headers.set('x-forwarded-host', host)
+  if (!priorProto) headers.set('x-forwarded-proto', forwarded.proto)
   return headers
 }
 
@@ -86,14 +119,7 @@ export function shadowRequestHeaders(live: Headers): Headers {
  * own connection. Returns the input itself when there is nothing to drop.
  */
 export function clientResponseHeaders(upstream: Headers): Headers {
-  let found = false
-  for (const name of HOP_BY_HOP_HEADERS) {
-    if (upstream.has(name)) {
-      found = true
-      break
-    }
-  }
-  if (!found) return upstream
+  if (!hasHopByHop(upstream)) return upstream
   const headers = new Headers(upstream)
   dropHopByHop(headers)
   return headers

@@ -123,6 +123,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const { server, inFlight } = metrics
   const { shadowTimeoutMs, maxBodyBytes } = settings
 
+  const logUnexpected = (error: unknown) => logger.error('background comparison failed unexpectedly', { error })
+
   function skip(reason: SkipReason, method: string, path: string): void {
     skips.inc(reason)
     if (reason === 'callbacks_full') {
@@ -211,7 +213,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           liveOutcome,
           settleLive,
         }),
-      (error) => logger.error('background comparison failed unexpectedly', { error }),
+      logUnexpected,
+      // A client that reads live's body slowly (or never) must not hold the slot past the bound.
+      (reason) => settleLive({ kind: 'abandoned', reason }),
     )
     const sendStarted = performance.now()
     const result: LiveResult = await live.send(method, target, headers, body === null ? null : bytes)
@@ -244,8 +248,6 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   /** The background half: the shadow exchange, live's body, then the sink. Never rejects. */
   async function compare(signal: AbortSignal, abort: (reason: unknown) => void, pending: Pending): Promise<void> {
     const timer = setTimeout(abortOnTimeout, shadowTimeoutMs, abort, shadowTimeoutMs)
-    // A client that reads live's body slowly (or never) must not hold the slot past the bound.
-    signal.addEventListener('abort', () => pending.settleLive({ kind: 'abandoned', reason: signal.reason }), { once: true })
     let outcome: SinkOutcome
     try {
       const shadowSide = collectShadow(pending, signal)

@@ -110,7 +110,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
           const started = performance.now()
           let response: Response
           try {
-            response = await fetch(base + request.pathAndQuery, {
+            const init: BunFetchRequestInit & { duplex?: 'half' } = {
               method: request.method,
               headers: request.headers,
               body: request.body,
@@ -120,8 +120,10 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
               // DESIGN.md "Verified pitfalls": keep the exact bytes, compressed or not.
               decompress: false,
               session,
-              ...(request.body instanceof ReadableStream ? { duplex: 'half' } : {}),
-            } as BunFetchRequestInit)
+            } as BunFetchRequestInit
+            // Set only for a stream: no object spread per request.
+            if (request.body instanceof ReadableStream) init.duplex = 'half'
+            response = await fetch(base + request.pathAndQuery, init)
           } catch (error) {
             slots.release()
             recorder?.observe(request.method, 0, (performance.now() - started) / 1000)

@@ -217,7 +217,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
         machineBusy: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
       }
       print(`[${elapsed()}]   ${label}: ${int(result.capturesPerSecond)} captures/s, p50 ${ms(result.p50Ms)}, ` +
-        `p99 ${ms(result.p99Ms)}, API ${result.apiCores.toFixed(2)} cores, PostgreSQL ${result.postgresCores.toFixed(2)} cores, machine ${(result.machineBusy * 100).toFixed(0)}% busy, ` +
+        `p99 ${ms(result.p99Ms)}, ${errorsText(result)}, API ${result.apiCores.toFixed(2)} cores, PostgreSQL ${result.postgresCores.toFixed(2)} cores, machine ${(result.machineBusy * 100).toFixed(0)}% busy, ` +
         `load ${loadNow()}`)
       return result
     }

@@ -5,13 +5,16 @@
  *
  * The proxy benchmark is imported dynamically: when its module or its
  * runProxyBench export is missing, it is skipped with a note. Each bench's
- * own environment knobs apply (see the top of each file).
+ * own environment knobs apply (see the top of each file), and
+ * BENCH_ONLY=diff,api,proxy (any of them, comma-separated) runs a subset.
  */
 import { machineLines } from './api-bench/machine.ts'
 import { runApiBench } from './api.bench.ts'
 import { runDiffBench } from './diff.bench.ts'
 
-type Bench = { name: string; run: () => Promise<unknown> }
+type Bench = { key: string; name: string; run: () => Promise<unknown> }
+
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
 
 async function proxyBench(): Promise<(() => Promise<unknown>) | string> {
   try {
@@ -29,13 +32,15 @@ async function main(): Promise<void> {
   for (const line of machineLines()) console.log(line)
   const proxy = await proxyBench()
   const benches: Bench[] = [
-    { name: 'diff engine (issue 2)', run: async () => runDiffBench() },
-    { name: 'API (issue 3)', run: () => runApiBench({ printMachine: false }) },
+    { key: 'diff', name: 'diff engine (issue 2)', run: async () => runDiffBench() },
+    { key: 'api', name: 'API (issue 3)', run: () => runApiBench({ printMachine: false }) },
   ]
-  if (typeof proxy === 'function') benches.push({ name: 'proxy (issue 4)', run: proxy })
+  if (typeof proxy === 'function') benches.push({ key: 'proxy', name: 'proxy (issue 4)', run: proxy })
+  const selected = benches.filter((b) => ONLY.length === 0 || ONLY.includes(b.key))
+  if (ONLY.length > 0) console.log(`BENCH_ONLY=${ONLY.join(',')}: ${selected.map((b) => b.key).join(', ') || 'nothing'}`)
 
   const failed: string[] = []
-  for (const bench of benches) {
+  for (const bench of selected) {
     console.log('')
     console.log(`=== ${bench.name} ===`)
     const benchStarted = performance.now()

@@ -1,12 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchChromium, watchProblems } from './support/browser.ts'
-import type { PageProblems } from './support/browser.ts'
+import { describe, expect, test } from 'bun:test'
+import type { Page } from 'playwright-core'
 import { product, scenarios } from './support/catalog-data.ts'
-import type { ScenarioName } from './support/catalog-data.ts'
-import { WAIT_MS, focused, tabStops, unlabelledControls, until, untilCount } from './support/page-probes.ts'
-import { startRealHubStack } from './support/real-stack.ts'
-import type { RealHubStack } from './support/real-stack.ts'
+import { focused, until, untilCount } from './support/page-probes.ts'
+import { CATALOG, useRealApiSession } from './support/real-session.ts'
 import { createGate, postCaptures } from './support/seed.ts'
 import type { CreatedRequest } from './support/seed.ts'
 
@@ -17,71 +13,20 @@ import type { CreatedRequest } from './support/seed.ts'
  * file order (the gate made through the form gets the captures, the
  * captures get opened, the settings change what the next captures show),
  * and each falls back to making what it needs when run alone (`-t`).
+ * Keyboard, labels and keys: hub-real-api-access.test.ts.
  */
 
 /** Per test: a browser on a loaded two-vCPU box, plus several page loads. */
 const TIMEOUT = 90_000
-const CATALOG = { name: 'catalog-v2 canary', live: 'http://catalog.prod.internal:8080', shadow: 'http://catalog-v2.canary.internal:8080' }
 
-let stack: RealHubStack
-let browser: Browser
-let context: BrowserContext | undefined
+const session = useRealApiSession()
+const { api, catalogGate, catalogCaptures } = session
 let page: Page
-let problems: PageProblems
 
-let catalogId: string | undefined
-let captured: Record<ScenarioName, CreatedRequest> | undefined
-
-beforeAll(async () => {
-  stack = await startRealHubStack()
-  browser = await launchChromium()
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
-}, 30_000)
-
-afterEach(async () => {
-  try {
-    // The CSP holds on every page and no script fails.
-    expect(problems.csp).toEqual([])
-    expect(problems.errors).toEqual([])
-  } finally {
-    await context?.close()
-    context = undefined
-  }
-})
-
-async function open(path: string, hubUrl = stack.hub.url) {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  context.setDefaultTimeout(WAIT_MS)
-  context.setDefaultNavigationTimeout(WAIT_MS)
-  page = await context.newPage()
-  problems = await watchProblems(page)
-  return page.goto(`${hubUrl}${path}`)
-}
-
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await stack.api.call(method, path, body)
-  return { status: res.status, body: (res.status === 204 ? undefined : await res.json()) as T }
-}
-
-/** The catalog gate: made through the form by the first test, else through the API. */
-async function catalogGate(): Promise<string> {
-  catalogId ??= (await createGate(stack.api, CATALOG.name, CATALOG.live, CATALOG.shadow)).id
-  return catalogId
-}
-
-/** Posts the scenario captures once, as a proxy in API mode does. */
-async function catalogCaptures(): Promise<Record<ScenarioName, CreatedRequest>> {
-  if (!captured) {
-    const s = scenarios()
-    const names = Object.keys(s) as ScenarioName[]
-    const created = await postCaptures(stack.api, await catalogGate(), Object.values(s))
-    captured = Object.fromEntries(names.map((n, i) => [n, created[i]!])) as Record<ScenarioName, CreatedRequest>
-  }
-  return captured
+async function open(path: string, hubUrl?: string) {
+  const response = await session.open(path, hubUrl)
+  page = session.page
+  return response
 }
 
 const rowLinks = () => page.locator('request-table tbody tr a.path')
@@ -90,11 +35,11 @@ const stat = (label: string) => page.locator('stats-cards .card', { hasText: lab
 
 describe('hub on the real API (Chromium, PostgreSQL)', () => {
   test('create a gate through the form: the API 409 lands on the name, success opens the empty gate', async () => {
-    const taken = await createGate(stack.api, 'checkout-api', 'http://checkout.prod.internal', 'http://checkout-v2.internal')
+    const taken = await createGate(session.stack.api, 'checkout-api', 'http://checkout.prod.internal', 'http://checkout-v2.internal')
     const response = await open('/')
     // The CSP names the real API as the only other origin the page may call.
     const csp = response?.headers()['content-security-policy'] ?? ''
-    expect(csp).toContain(`connect-src 'self' ${stack.api.url}`)
+    expect(csp).toContain(`connect-src 'self' ${session.stack.api.url}`)
     await page.locator(`gate-table tbody tr[data-gate-id="${taken.id}"]`).waitFor()
 
     await page.locator('overview-page button[aria-controls=new-gate]').click()
@@ -112,7 +57,8 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await form.locator('#name').fill(CATALOG.name)
     await form.locator('button[type=submit]').click()
     await page.waitForURL(/\/gates\/[0-9a-f-]{36}$/)
-    catalogId = new URL(page.url()).pathname.split('/')[2]!
+    const catalogId = new URL(page.url()).pathname.split('/')[2]!
+    session.adoptCatalogGate(catalogId)
     expect(await page.locator('gate-page h1').textContent()).toBe(CATALOG.name)
     await page.locator('gate-page empty-state h2').waitFor()
     expect(await page.locator('gate-page empty-state h2').textContent()).toBe('No captures yet')
@@ -171,6 +117,19 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     // The back button walks back through the filters.
     await page.goBack()
     await page.waitForURL(/\?method=POST$/)
+
+    // A time range (minute precision): from the minute of the shadow 500 on.
+    await page.locator('request-filters button', { hasText: 'Clear filters' }).click()
+    await page.waitForURL(new RegExp(`/gates/${gateId}$`))
+    const from = new Date(Math.floor(Date.parse(created.shadow500.created_at) / 60_000) * 60_000)
+    await page.locator('request-filters #from').fill(from.toISOString().slice(0, 16))
+    await page.waitForURL(/\?from=/)
+    expect(new URL(page.url()).searchParams.get('from')).toBe(from.toISOString())
+    const since = await api<{ data: { id: string }[] }>('GET', `/gates/${gateId}/requests?from=${from.toISOString()}`)
+    const expected = all.filter((c) => Date.parse(c.created_at) >= from.getTime())
+    expect(new Set(since.body.data.map((r) => r.id))).toEqual(new Set(expected.map((c) => c.id)))
+    await until(rowHrefs, (h) => h.length === expected.length, `${expected.length} rows since ${from.toISOString()}`)
+    expect(new Set(await rowHrefs())).toEqual(new Set(expected.map((c) => `/gates/${gateId}/requests/${c.id}`)))
   }, TIMEOUT)
 
   test('a renamed field: the operations, the highlights in both bodies, and "Show"', async () => {
@@ -206,7 +165,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     const gateId = await catalogGate()
     const c = await catalogCaptures()
     const request = async (which: CreatedRequest) => {
-      await page.goto(`${stack.hub.url}/gates/${gateId}/requests/${which.id}`)
+      await page.goto(`${session.stack.hub.url}/gates/${gateId}/requests/${which.id}`)
       await page.locator('response-panel[side=shadow] .card-header').waitFor()
     }
     await open('/')
@@ -277,20 +236,37 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
 
     // The API compares the next captures with these settings: the same three differences are gone.
     const s = scenarios()
-    const again = await postCaptures(stack.api, gateId, [s.renamed, s.float, s.reordered])
+    const again = await postCaptures(session.stack.api, gateId, [s.renamed, s.float, s.reordered])
     expect(again.map((r) => r.has_diff)).toEqual([false, false, false])
     await page.locator('gate-page button', { hasText: 'Refresh' }).click()
     const newest = page.locator('request-table tbody tr', { has: page.locator(`a.path[href$="${again[2]!.id}"]`) })
     expect(await newest.locator('td:last-child .badge').textContent()).toBe('same')
     // …and redacts the new field before storing it.
-    await page.goto(`${stack.hub.url}/gates/${gateId}/requests/${again[0]!.id}`)
+    await page.goto(`${session.stack.hub.url}/gates/${gateId}/requests/${again[0]!.id}`)
     await page.locator('request-page empty-state h2', { hasText: 'No difference' }).waitFor()
     expect(await page.locator('response-panel[side=live] json-view .row[data-pointer="/stock/warehouse"]').textContent()).toContain('[REDACTED]')
   }, TIMEOUT)
 
+  test("the API's 404 and 400 become a not-found state with a way back", async () => {
+    const gateId = await catalogGate()
+    await open('/gates/00000000-0000-4000-8000-000000000000')
+    await page.locator('error-state h2').waitFor()
+    expect(await page.locator('error-state h2').textContent()).toBe('Gate not found')
+    expect(await page.locator('error-state p').first().textContent()).toBe('no gate with id 00000000-0000-4000-8000-000000000000')
+    // A malformed id: the API's 400 names the parameter.
+    await page.goto(`${session.stack.hub.url}/gates/not-a-uuid`)
+    await page.locator('error-state p', { hasText: 'gate_id must be a UUID' }).waitFor()
+    expect(await page.locator('error-state h2').textContent()).toBe('Gate not found')
+    // A request id the API does not know, under a real gate.
+    await page.goto(`${session.stack.hub.url}/gates/${gateId}/requests/00000000-0000-4000-8000-000000000000`)
+    await page.locator('error-state h2', { hasText: 'Request not found' }).waitFor()
+    await page.locator('error-state a[href="/"]').click()
+    await page.locator('gate-table tbody tr').first().waitFor()
+  }, TIMEOUT)
+
   test('delete a gate: the dialog asks first; Escape keeps it, confirming deletes it and its captures', async () => {
-    const doomed = await createGate(stack.api, 'legacy-search', 'http://search.prod.internal', 'http://search-v1.internal')
-    const [kept] = await postCaptures(stack.api, doomed.id, [scenarios().identical])
+    const doomed = await createGate(session.stack.api, 'legacy-search', 'http://search.prod.internal', 'http://search-v1.internal')
+    const [kept] = await postCaptures(session.stack.api, doomed.id, [scenarios().identical])
     await open('/')
     const row = page.locator(`gate-table tbody tr[data-gate-id="${doomed.id}"]`)
     const gates = Number(await until(() => stat('Gates').textContent(), (t) => /^\d+$/.test(t ?? ''), 'the gate count'))
@@ -313,98 +289,5 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await until(() => stat('Gates').textContent(), (t) => t === String(gates - 1), 'the gate count to drop')
     expect((await api('GET', `/gates/${doomed.id}`)).status).toBe(404)
     expect((await api('GET', `/gates/${doomed.id}/requests/${kept!.id}`)).status).toBe(404)
-  }, TIMEOUT)
-
-  test('keyboard: tab order and visible focus on the overview, forms by keyboard alone, every control labelled', async () => {
-    const gateId = await catalogGate()
-    const c = await catalogCaptures()
-    await open('/')
-    await page.locator('gate-table tbody tr').first().waitFor()
-    const rows = await page.locator('gate-table tbody tr a').allTextContents()
-    const stops = await tabStops(page, 10 + rows.length * 2 + 1)
-    expect(stops.map((s) => s?.name ?? s)).toEqual([
-      'Skip to content',
-      'Shadow Hub',
-      'Gates',
-      'New gate',
-      expect.stringContaining('Name'), // the search field select
-      '',
-      'Name',
-      'Live URL',
-      'Shadow URL',
-      'Created',
-      ...rows.flatMap((name) => [name, `Delete gate ${name}`]),
-      expect.stringContaining('50'), // page size
-    ])
-    expect(stops.filter((s) => !s?.visible)).toEqual([])
-    expect(stops[5]?.where).toBe('overview-page > input#search')
-
-    // New gate by keyboard: Enter opens the form with focus in it, Enter submits.
-    await page.locator('overview-page button[aria-controls=new-gate]').focus()
-    await page.keyboard.press('Enter')
-    await until(() => focused(page), (f) => f?.where === 'gate-form > input#name', 'focus in the name field')
-    await page.keyboard.type('keyboard-gate')
-    await page.keyboard.press('Tab')
-    await page.keyboard.type('http://kbd.live.internal')
-    await page.keyboard.press('Tab')
-    await page.keyboard.type('http://kbd.shadow.internal')
-    await page.keyboard.press('Enter')
-    await page.waitForURL(/\/gates\/[0-9a-f-]{36}$/)
-    // Focus moves to the new page's heading.
-    await until(() => focused(page), (f) => f?.where === 'gate-page > h1', 'focus on the heading')
-    expect(await unlabelledControls(page)).toEqual([])
-
-    // The diff filter is a radio group: arrow keys choose.
-    await page.goto(`${stack.hub.url}/gates/${gateId}`)
-    await page.locator('request-table tbody tr').first().waitFor()
-    expect(await unlabelledControls(page)).toEqual([])
-    await page.locator('request-filters input[name=has_diff][value=any]').focus()
-    await page.keyboard.press('ArrowRight')
-    await page.waitForURL(/\?has_diff=true$/)
-
-    // The request page: a JSON tree is one Tab stop; arrows move and fold.
-    await page.goto(`${stack.hub.url}/gates/${gateId}/requests/${c.renamed.id}`)
-    await page.locator('diff-list tbody tr').first().waitFor()
-    expect(await unlabelledControls(page)).toEqual([])
-    const tree = page.locator('response-panel[side=live] json-view')
-    expect(await tree.locator('button.toggle[tabindex="0"]').count()).toBe(1)
-    await tree.locator('button.toggle[tabindex="0"]').focus()
-    await page.keyboard.press('ArrowDown')
-    const price = await until(() => focused(page), (f) => f?.name.startsWith('Collapse price') === true, 'focus on the price toggle')
-    expect(price?.visible).toBe(true)
-    await page.keyboard.press('ArrowLeft')
-    await tree.locator('.row[data-pointer="/price"] button.toggle[aria-expanded=false]').waitFor()
-    expect(await tree.locator('button.toggle[tabindex="0"]').count()).toBe(1)
-    await page.keyboard.press('Tab')
-    expect((await focused(page))?.where).not.toBe('json-view > button')
-  }, TIMEOUT)
-})
-
-describe('hub on the real API: keys', () => {
-  test('a refused key: the 401 state names the setting; another key typed in works', async () => {
-    const wrong = await stack.startHub('wrong-key-0123456789abcdef')
-    await open('/', wrong.url)
-    await page.locator('error-state h2').waitFor()
-    expect(await page.locator('error-state h2').textContent()).toBe('The API refused the key')
-    const hint = await page.locator('error-state p').first().textContent()
-    expect(hint).toContain("hub server's SVC_APP_API_KEY does not match the API's")
-    // The API's own Problem detail reached the page: the 401 carried CORS headers.
-    expect(await page.locator('error-state p.muted').textContent()).toMatch(/^API: /)
-
-    await page.locator('error-state button', { hasText: 'Enter another key' }).click()
-    await page.locator('key-prompt input#key').fill(stack.key)
-    await page.keyboard.press('Enter')
-    await page.locator('gate-table tbody tr').first().waitFor()
-    const session = await page.evaluate(() => Object.values({ ...sessionStorage }))
-    expect(session).toEqual([stack.key])
-  }, TIMEOUT)
-
-  test('no key configured: the prompt, then the real API with the typed key', async () => {
-    const keyless = await stack.startHub('')
-    await open('/', keyless.url)
-    await page.locator('key-prompt input#key').fill(stack.key)
-    await page.locator('key-prompt button[type=submit]').click()
-    await page.locator('gate-table tbody tr').first().waitFor()
-    expect(await page.evaluate(() => localStorage.length)).toBe(0)
   }, TIMEOUT)
 })

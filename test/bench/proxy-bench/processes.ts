@@ -52,10 +52,16 @@ export const OUR_PROXY_ENV = {
   SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '32',
 } as const
 
-export async function startOurProxy(live: string, shadow: string, env: Record<string, string>): Promise<OurProxy> {
+/** @param main the proxy's entry point; another checkout's for an A/B comparison. */
+export async function startOurProxy(
+  live: string,
+  shadow: string,
+  env: Record<string, string>,
+  main: string = MAIN,
+): Promise<OurProxy> {
   const port = freePort()
   const adminPort = freePort()
-  const child = spawn(['bun', 'run', MAIN, 'proxy'], {
+  const child = spawn(['bun', 'run', main, 'proxy'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

@@ -8,6 +8,7 @@ export interface CreatedRequest {
   id: string
   method: string
   path: string
+  created_at: string
   has_diff: boolean
   shadow_response: { status_code: number }
 }
@@ -50,8 +51,8 @@ export interface BulkOptions {
 /**
  * Loads `count` captures into a gate with two INSERT ... SELECT
  * generate_series statements, then rebuilds the rollups (docs/storage.md:
- * without it, stats and list totals ignore rows written past the store).
- * Small product bodies; the newest first in `i`.
+ * without it, stats and list totals ignore rows written past the store)
+ * and analyzes. Small product bodies; the newest first in `i`.
  */
 export async function seedBulkCaptures(sql: postgres.Sql, gateId: string, count: number, options: BulkOptions = {}): Promise<void> {
   const step = (options.spanMs ?? 23 * 3_600_000) / 1000 / count
@@ -86,4 +87,7 @@ export async function seedBulkCaptures(sql: postgres.Sql, gateId: string, count:
     FROM requests r
     WHERE r.gate_id = ${gateId} AND NOT EXISTS (SELECT 1 FROM request_payloads p WHERE p.request_id = r.id)`
   await rebuildRollups(sql, gateId)
+  // Planner statistics, as a table that grew by ingest would have them; otherwise autovacuum's
+  // analyze lands in the middle of the measurements and plans change under them.
+  await sql`ANALYZE requests, request_payloads, request_rollups, gate_counters`
 }

@@ -1,0 +1,183 @@
+/**
+ * CPU per request of the proxy process, which background load on a shared
+ * machine distorts far less than throughput: `/proc/<pid>/stat` (utime +
+ * stime) before and after a wrk run, divided by the requests wrk counted.
+ *
+ *   bun run test/bench/proxy-bench/cpu.ts [seconds=5] [rounds=3] [connections=64]
+ *
+ * Side by side, interleaved rounds, each on its own upstream ports:
+ *   minimal        a minimal Bun fetch pass-through proxy (the floor: Bun's own cost)
+ *   ours-none      our proxy (`bun run src/main.ts proxy`), sampling 0
+ *   minimal-shadow a minimal shadow-and-compare proxy (two fetches, bytes(), processCapture)
+ *   ours-shadow    our proxy, shadowing and diffing every request
+ *
+ * Child roles (started by this script, stopped by PID):
+ *   cpu.ts minimal <port> <live>
+ *   cpu.ts minimal-shadow <port> <live> <shadow>
+ *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
+ *
+ * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
+ * `PROXY_CPU_BASELINE=<other checkout>/src/main.ts` adds `base-none` and
+ * `base-shadow`: the same proxy from another checkout (an A/B comparison of
+ * a change, interleaved in the same run, so that load hits both alike).
+ */
+import { spawn, type Subprocess } from 'bun'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
+import { createLogger } from '../../../src/log/index.ts'
+import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
+import { load } from './load.ts'
+import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
+
+const SELF = resolve(import.meta.path)
+const BENCH = resolve(import.meta.dir, '../proxy.bench.ts')
+const TICK_US = 1_000_000 / 100 // USER_HZ
+
+function cpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US
+}
+
+function headerMap(headers: Headers): HeaderMap {
+  const map: HeaderMap = {}
+  for (const [name, value] of headers) map[name] = [value]
+  return map
+}
+
+function serveMinimal(port: number, live: string): void {
+  Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    async fetch(request) {
+      const url = request.url
+      const path = url.slice(url.indexOf('/', 8))
+      const response = await fetch(live + path, {
+        method: request.method,
+        headers: request.headers,
+        redirect: 'manual',
+        decompress: false,
+      } as BunFetchRequestInit)
+      return new Response(response.body, { status: response.status, headers: response.headers })
+    },
+  })
+}
+
+function serveMinimalShadow(port: number, live: string, shadow: string): void {
+  const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
+  const init = (request: Request) =>
+    ({ method: request.method, headers: request.headers, redirect: 'manual', decompress: false }) as BunFetchRequestInit
+  Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    async fetch(request) {
+      const url = request.url
+      const path = url.slice(url.indexOf('/', 8))
+      const shadowSide = fetch(shadow + path, init(request)).then(async (r) => ({ r, body: await r.bytes() }))
+      const liveResponse = await fetch(live + path, init(request))
+      const liveBody = await liveResponse.bytes()
+      void shadowSide.then(({ r, body }) => {
+        processCapture(
+          {
+            request: { headers: {}, body: new Uint8Array(0) },
+            live: { status: liveResponse.status, headers: headerMap(liveResponse.headers), body: liveBody },
+            shadow: { status: r.status, headers: headerMap(r.headers), body },
+          },
+          compiled,
+        )
+      })
+      return new Response(liveBody, { status: liveResponse.status, headers: liveResponse.headers })
+    },
+  })
+}
+
+/** Our handler in process, as start-proxy wires it, so that `bun --cpu-prof` sees it. */
+function serveOurs(port: number, live: string, shadow: string, rate: number, seconds: number): void {
+  const handler = createShadowHandler(
+    {
+      liveUrl: live,
+      shadowUrl: shadow,
+      gate: '',
+      liveTimeoutMs: 5000,
+      shadowTimeoutMs: 10_000,
+      maxBodyBytes: 10 * 1024 * 1024,
+      samplingRate: rate,
+      shadowRules: compileShadowRules(''),
+      maxConcurrentCallbacks: 200,
+      httpClient: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 32, maxIdleConnsPerHost: 32 },
+      redactedFields: [],
+      diff: DEFAULT_DIFF_CONFIG,
+    },
+    { logger: createLogger({ level: 'warn', format: 'json' }) },
+  )
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    fetch: (request, s) => handler.fetch(request, { clientAddress: s.requestIP(request)?.address }),
+  })
+  if (seconds > 0) {
+    setTimeout(async () => {
+      await server.stop(true)
+      await handler.close(1000)
+      process.exit(0)
+    }, seconds * 1000)
+  }
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.argv[2] ?? 5)
+  const rounds = Number(process.argv[3] ?? 3)
+  const connections = Number(process.argv[4] ?? 64)
+  const only = process.env.PROXY_CPU_ONLY?.split(',')
+  const at = (port: number) => `http://127.0.0.1:${port}`
+  const baseline = process.env.PROXY_CPU_BASELINE
+  const all = ['minimal', 'ours-none', ...(baseline ? ['base-none'] : []), 'minimal-shadow', 'ours-shadow', ...(baseline ? ['base-shadow'] : [])]
+  const names = all.filter((n) => !only || only.includes(n))
+  const ports = Object.fromEntries(names.map((n) => [n, { live: freePort(), shadow: freePort(), proxy: freePort() }]))
+  const children: Subprocess[] = [startFleet(BENCH, 0, names.flatMap((n) => [ports[n]!.live, ports[n]!.shadow]))]
+  const targets: { name: string; pid: number; url: string; us: number[]; rps: number[] }[] = []
+  try {
+    await Promise.all(names.flatMap((n) => [waitForHttp(at(ports[n]!.live)), waitForHttp(at(ports[n]!.shadow))]))
+    for (const name of names) {
+      const p = ports[name]!
+      if (name.startsWith('ours') || name.startsWith('base')) {
+        const rate = name.endsWith('-none') ? '0' : '1'
+        const main = name.startsWith('base') ? baseline : undefined
+        const proxy = await startOurProxy(at(p.live), at(p.shadow), { SVC_APP_SAMPLING_RATE: rate }, main)
+        children.push(proxy.child)
+        targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
+      } else {
+        const args = name === 'minimal' ? [String(p.proxy), at(p.live)] : [String(p.proxy), at(p.live), at(p.shadow)]
+        const child = spawn(['bun', 'run', SELF, name, ...args], { stdout: 'ignore', stderr: 'inherit' })
+        children.push(child)
+        await waitForHttp(at(p.proxy))
+        targets.push({ name, pid: child.pid, url: `${at(p.proxy)}/`, us: [], rps: [] })
+      }
+    }
+    for (const t of targets) await load(t.url, 2, connections) // warm-up
+    for (let round = 1; round <= rounds; round++) {
+      for (const t of targets) {
+        const before = cpuUs(t.pid)
+        const r = await load(t.url, seconds, connections)
+        const us = (cpuUs(t.pid) - before) / r.requests
+        t.us.push(us)
+        t.rps.push(r.rps)
+        console.log(`round ${round} ${t.name.padEnd(15)} ${us.toFixed(1).padStart(6)} µs/req  ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms`)
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    console.log('median CPU per request (µs), min–max:')
+    for (const t of targets) {
+      console.log(`  ${t.name.padEnd(15)} ${median(t.us).toFixed(1).padStart(6)}  (${Math.min(...t.us).toFixed(0)}–${Math.max(...t.us).toFixed(0)})  ${median(t.rps).toFixed(0)} req/s`)
+    }
+  } finally {
+    for (const child of children) await stop(child)
+  }
+}
+
+const [role, ...args] = process.argv.slice(2)
+if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
+else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
+else if (role === 'ours') serveOurs(Number(args[0]), args[1]!, args[2]!, Number(args[3]), Number(args[4] ?? 0))
+else await main()
