@@ -5,39 +5,10 @@
  * form can say what is wrong next to the field.
  */
 
-const UNIT_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-}
+// The server's parser, bundled into the page: one definition of a duration.
+import { parseDuration } from '../../../src/config/duration.ts'
 
-const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
-
-/** Milliseconds, or `undefined` when the text is not a duration. */
-export function parseDuration(text: string): number | undefined {
-  let rest = text.trim()
-  let sign = 1
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest[0] === '-') sign = -1
-    rest = rest.slice(1)
-  }
-  if (rest === '0') return 0
-  if (rest === '') return undefined
-  let total = 0
-  PART.lastIndex = 0
-  while (PART.lastIndex < rest.length) {
-    const start = PART.lastIndex
-    const match = PART.exec(rest)
-    if (!match || match.index !== start) return undefined
-    total += Number(match[1]) * (UNIT_MS[match[2] as string] as number)
-  }
-  return sign * total
-}
+export { parseDuration }
 
 /**
  * Checks a per-gate retention (SPEC.md Gate.retention, "Limits"): empty

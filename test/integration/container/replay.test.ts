@@ -188,11 +188,14 @@ describe('Dockerfile build steps, replayed on a plain shell', () => {
 
     // The reference: the context's snapshot of hub/ (the working tree may have
     // moved on), laid out as in the stage (hashes depend on relative paths),
-    // with tsconfig.json (decorator semantics) and NODE_ENV=production.
+    // with src/ (pure modules the page imports), tsconfig.json (decorator
+    // semantics) and NODE_ENV=production.
     const ref = join(workDir, 'reference/app')
     await mkdir(ref, { recursive: true })
     for (const [from, to] of [
       [join(workDir, 'context/hub'), 'hub'],
+      // The page bundles a few pure modules of src/ (the duration parser).
+      [join(workDir, 'context/src'), 'src'],
       [join(workDir, 'context/tsconfig.json'), 'tsconfig.json'],
       [join(image('hub').cwd, 'node_modules'), 'node_modules'],
     ] as const) {
