@@ -96,10 +96,14 @@ export function memoryMb(pid: number): { peak: number; current: number } {
   }
 }
 
-/** User + system CPU time of a process so far, in seconds. */
-export function cpuSeconds(pid: number): number {
+/**
+ * User + system CPU time of a process so far (all its threads), in seconds;
+ * with `tid`, of that one thread (the process's main thread is tid = pid,
+ * which is where all JavaScript runs).
+ */
+export function cpuSeconds(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
     // Fields after the command name (which may contain spaces) start at ") ".
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
