@@ -5,6 +5,7 @@ import type { Database } from '../store/database.ts'
 import type { GateStore } from '../store/gate-store.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
+import type { GateSettingsCache } from './gate-settings-cache.ts'
 
 /** Everything the routes need, built once at startup and passed in. */
 export interface ApiContext {
@@ -14,6 +15,8 @@ export interface ApiContext {
   readonly gates: GateStore
   readonly requests: RequestStore
   readonly stats: StatsStore
+  /** Gate settings for ingest, reused for a second. */
+  readonly gateSettings: GateSettingsCache
   readonly registry: Registry
   readonly comparisons: ComparisonMetrics
   /** Turns false when shutdown begins, so readiness answers 503 at once. */

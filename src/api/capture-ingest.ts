@@ -13,7 +13,7 @@ type CreateRequestBody = typeof createRequestBody.infer
  * is the body's, else the X-Request-ID (already validated), else generated.
  */
 export async function ingestCapture(ctx: ApiContext, gateId: string, body: CreateRequestBody, requestId: string) {
-  const settings = await ctx.gates.settings(gateId)
+  const settings = await ctx.gateSettings.get(gateId)
   if (!settings) throw new NotFoundError(`no gate with id ${gateId}`)
 
   const processed = processCapture(

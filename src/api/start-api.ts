@@ -9,6 +9,7 @@ import { createStatsStore } from '../store/stats-store.ts'
 import type { ApiContext } from './api-context.ts'
 import { startCleanupJob } from './cleanup-job.ts'
 import { createApiApp } from './create-api-app.ts'
+import { GateSettingsCache } from './gate-settings-cache.ts'
 import { createHttpHandler } from './http-handler.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
 
@@ -50,11 +51,13 @@ export async function createApi(
     }))
   registerPoolMetrics(registry, db)
 
+  const gates = createGateStore(db.sql)
   const context: ApiContext = {
     config,
     logger,
     db,
-    gates: createGateStore(db.sql),
+    gates,
+    gateSettings: new GateSettingsCache(gates),
     requests: createRequestStore(db.sql),
     stats: createStatsStore(db.sql),
     registry,

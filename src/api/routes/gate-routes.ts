@@ -58,6 +58,7 @@ export function gateRoutes(ctx: ApiContext) {
           }
         }
         const updated = await ctx.gates.update(params.gate_id, body)
+        ctx.gateSettings.invalidate(params.gate_id)
         if (!updated) throw new NotFoundError(`no gate with id ${params.gate_id}`)
         return { data: updated }
       },
@@ -76,7 +77,9 @@ export function gateRoutes(ctx: ApiContext) {
     .delete(
       '/gates/:gate_id',
       async ({ params }) => {
-        if (!(await ctx.gates.delete(params.gate_id))) throw new NotFoundError(`no gate with id ${params.gate_id}`)
+        const deleted = await ctx.gates.delete(params.gate_id)
+        ctx.gateSettings.invalidate(params.gate_id)
+        if (!deleted) throw new NotFoundError(`no gate with id ${params.gate_id}`)
         return new Response(null, { status: 204 })
       },
       {
