@@ -13,6 +13,7 @@ import {
   type RequestSummary,
 } from './rows.ts'
 import { isUuid, SQLSTATE, sqlState } from './sql-errors.ts'
+import { createInsertBatcher, type Outcome } from './insert-batcher.ts'
 
 export { REQUEST_SORT_KEYS, type RequestListQuery, type RequestSortKey } from './request-list.ts'
 
@@ -48,7 +49,21 @@ interface DetailRow extends SummaryRow {
   diff: PatchOp[]
 }
 
-export function createRequestStore(sql: postgres.Sql): RequestStore {
+/** Grouped inserts (docs/storage.md "Ingest"); `maxBatch: 1` writes one statement per capture. */
+export interface RequestStoreOptions {
+  /** Most captures per statement (default 32). */
+  maxBatch?: number
+  /** How long the first queued capture waits for others, in ms (default 2). */
+  maxWaitMs?: number
+}
+
+type InsertResult = { summary: RequestSummary; created: boolean }
+interface QueuedInsert {
+  gateId: string
+  capture: CaptureInput
+}
+
+export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptions = {}): RequestStore {
   async function stored(gateId: string, id: string) {
     const [row] = await sql<(SummaryRow & { gate_id: string })[]>`
       SELECT gate_id, ${summaryColumns(sql)} FROM requests WHERE id = ${id}`
@@ -57,31 +72,65 @@ export function createRequestStore(sql: postgres.Sql): RequestStore {
     return toSummary(row)
   }
 
+  /** The result for an id that ON CONFLICT DO NOTHING skipped. */
+  async function existing(gateId: string, id: string): Promise<InsertResult> {
+    // The id was already there: same gate → the stored summary; else 409.
+    const summary = await stored(gateId, id)
+    if (summary) return { summary, created: false }
+    // Pruned or cascaded away in between: the id was taken a moment ago.
+    throw new ConflictError(`the request with id ${id} was removed while being stored again`)
+  }
+
+  async function insertOne({ gateId, capture }: QueuedInsert): Promise<InsertResult> {
+    let inserted: SummaryRow[]
+    try {
+      inserted = await sql<SummaryRow[]>`${insertStatement(sql, gateId, capture)}`
+    } catch (error) {
+      switch (sqlState(error)) {
+        case SQLSTATE.foreignKeyViolation:
+          throw new NotFoundError(`no gate with id ${gateId}`)
+        case SQLSTATE.invalidDatetimeFormat:
+        case SQLSTATE.datetimeFieldOverflow:
+          throw new InvalidBodyError('created_at must be an RFC 3339 date-time', 'created_at')
+        default:
+          throw error
+      }
+    }
+    const [row] = inserted
+    if (row) return { summary: toSummary(row), created: true }
+    return existing(gateId, capture.id)
+  }
+
+  /** One statement for the batch (distinct ids); rejects as a whole on any error. */
+  async function insertMany(items: readonly QueuedInsert[]): Promise<Outcome<InsertResult>[]> {
+    const rows = await sql<SummaryRow[]>`${batchInsertStatement(sql, items)}`
+    const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]))
+    return Promise.all(
+      items.map(async ({ gateId, capture }): Promise<Outcome<InsertResult>> => {
+        const row = byId.get(capture.id.toLowerCase())
+        if (row) return { ok: true, value: { summary: toSummary(row), created: true } }
+        try {
+          return { ok: true, value: await existing(gateId, capture.id) }
+        } catch (error) {
+          return { ok: false, error }
+        }
+      }),
+    )
+  }
+
+  const batcher = createInsertBatcher<QueuedInsert, InsertResult>({
+    maxSize: options.maxBatch ?? 32,
+    maxWaitMs: options.maxWaitMs ?? 2,
+    key: (item) => item.capture.id.toLowerCase(),
+    writeBatch: insertMany,
+    single: insertOne,
+  })
+
   return {
     async insert(gateId, capture) {
       if (!isUuid(gateId)) throw new NotFoundError(`no gate with id ${gateId}`)
       if (!isUuid(capture.id)) throw new InvalidBodyError('id must be a UUID', 'id')
-      let inserted: SummaryRow[]
-      try {
-        inserted = await sql<SummaryRow[]>`${insertStatement(sql, gateId, capture)}`
-      } catch (error) {
-        switch (sqlState(error)) {
-          case SQLSTATE.foreignKeyViolation:
-            throw new NotFoundError(`no gate with id ${gateId}`)
-          case SQLSTATE.invalidDatetimeFormat:
-          case SQLSTATE.datetimeFieldOverflow:
-            throw new InvalidBodyError('created_at must be an RFC 3339 date-time', 'created_at')
-          default:
-            throw error
-        }
-      }
-      const [row] = inserted
-      if (row) return { summary: toSummary(row), created: true }
-      // The id was already there: same gate → the stored summary; else 409.
-      const summary = await stored(gateId, capture.id)
-      if (summary) return { summary, created: false }
-      // Pruned or cascaded away in between: the id was taken a moment ago.
-      throw new ConflictError(`the request with id ${capture.id} was removed while being stored again`)
+      return batcher.add({ gateId, capture })
     },
 
     list: (gateId, query) => (isUuid(gateId) ? listRequests(sql, gateId, query) : Promise.resolve({ items: [], total: 0 })),
@@ -153,6 +202,80 @@ function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
       SELECT rollup.gate_id, ingest_shard(), 1, ins.created_at FROM rollup, ins
       ON CONFLICT (gate_id, shard) DO UPDATE
         SET request_count = c.request_count + 1, last_active = greatest(c.last_active, excluded.last_active)
+    )
+    SELECT ${summaryColumns(sql)} FROM ins`
+}
+
+/**
+ * insertStatement for several captures with distinct ids: the same four
+ * writes, the rollup minutes and counters aggregated over the rows the
+ * statement inserted (so counts stay exact when some ids already existed).
+ * Rows are inserted in id order and rollup/counter rows in key order, so
+ * two concurrent batches take their row locks in the same order; any error
+ * (unknown gate, bad timestamp, deadlock) rolls back the whole statement.
+ */
+function batchInsertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
+  const values = items
+    .map(({ gateId, capture: c }) => {
+      const live = c.live_response
+      const shadow = c.shadow_response
+      return sql`(${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
+        ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
+        ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean,
+        ${jsonb(sql, c.headers)}::jsonb, ${c.body}::bytea,
+        ${live.id}::uuid, ${jsonb(sql, live.headers)}::jsonb, ${live.body}::bytea,
+        ${timestamp(live.created_at)}::text::timestamptz,
+        ${shadow.id}::uuid, ${jsonb(sql, shadow.headers)}::jsonb, ${shadow.body}::bytea,
+        ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, c.diff)}::jsonb)`
+    })
+    .reduce((list, row) => sql`${list}, ${row}`)
+  return sql`
+    WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS value),
+    v (id, gate_id, method, path, raw_query, created_at, live_status, live_latency_ms,
+      shadow_status, shadow_latency_ms, has_diff, headers, body,
+      live_response_id, live_headers, live_body, live_created_at,
+      shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff) AS (VALUES ${values}),
+    ins AS (
+      INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
+        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
+      SELECT v.id, v.gate_id, v.method, v.path, v.raw_query, v.created_at,
+        v.live_status, v.live_latency_ms, v.shadow_status, v.shadow_latency_ms, v.has_diff
+      FROM v, cfg
+      ORDER BY v.id
+      ON CONFLICT (id) DO NOTHING
+      RETURNING ${summaryColumns(sql)}, gate_id
+    ),
+    payload AS (
+      INSERT INTO request_payloads (request_id, headers, body,
+        live_response_id, live_headers, live_body, live_created_at,
+        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
+      SELECT v.id, v.headers, v.body,
+        v.live_response_id, v.live_headers, v.live_body, v.live_created_at,
+        v.shadow_response_id, v.shadow_headers, v.shadow_body, v.shadow_created_at, v.diff
+      FROM ins JOIN v ON v.id = ins.id
+    ),
+    rollup AS (
+      INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)
+      SELECT gate_id, request_bucket(created_at), method, ingest_shard(), count(*), count(*) FILTER (WHERE has_diff)
+      FROM ins
+      GROUP BY gate_id, request_bucket(created_at), method
+      ORDER BY gate_id, request_bucket(created_at), method
+      ON CONFLICT (gate_id, bucket, method, shard) DO UPDATE
+        SET request_count = r.request_count + excluded.request_count,
+          diff_count = r.diff_count + excluded.diff_count
+      RETURNING r.gate_id
+    ),
+    counter AS (
+      -- after every rollup row (the aggregate over rollup reads all of it first)
+      INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
+      SELECT g.gate_id, ingest_shard(), g.n, g.last_active
+      FROM (SELECT gate_id, count(*) AS n, max(created_at) AS last_active FROM ins GROUP BY gate_id) g,
+        (SELECT count(*) AS n FROM rollup) done
+      WHERE done.n > 0
+      ORDER BY g.gate_id
+      ON CONFLICT (gate_id, shard) DO UPDATE
+        SET request_count = c.request_count + excluded.request_count,
+          last_active = greatest(c.last_active, excluded.last_active)
     )
     SELECT ${summaryColumns(sql)} FROM ins`
 }

@@ -17,6 +17,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { createApiApp } from '../../../src/api/create-api-app.ts'
 import type { ApiContext } from '../../../src/api/api-context.ts'
+import { GateSettingsCache } from '../../../src/api/gate-settings-cache.ts'
 import { createHttpHandler } from '../../../src/api/http-handler.ts'
 import { createRequestBody } from '../../../src/api/schemas/request-schemas.ts'
 import { loadApiConfig } from '../../../src/config/api-config.ts'
@@ -77,11 +78,13 @@ function appHandler(level: LogLevel, logFd: number) {
     has_diff: false,
   })
   // Only what createRequest touches; the rest is never called here.
+  const gates = { settings: async () => ({ id: GATE_ID, diff_config: DIFF_CONFIG, redacted_fields: REDACTED, retention: '' }) }
   const ctx = {
     config,
     logger,
     db: {} as ApiContext['db'],
-    gates: { settings: async () => ({ id: GATE_ID, diff_config: DIFF_CONFIG, redacted_fields: REDACTED, retention: '' }) },
+    gates,
+    gateSettings: new GateSettingsCache(gates),
     requests: { insert: async (_gate: string, capture: { id: string }) => ({ summary: summary(capture.id), created: true }) },
     stats: {},
     registry,
