@@ -11,7 +11,7 @@ import {
   positiveDurationField,
 } from './env-fields.ts'
 import type { Environment } from './environment.ts'
-import { validateEnvironment } from './validate-env.ts'
+import { validateEnvironment, variableNames } from './validate-env.ts'
 
 const DATABASE_URL_RULE = 'a postgres://, postgresql:// or pglite:// URL'
 
@@ -71,7 +71,7 @@ export interface ApiConfig extends LoggingConfig {
   }
 }
 
-const ORDER = Object.keys(apiFields).map((key) => key.replace(/\?$/, ''))
+const ORDER = variableNames(apiFields)
 
 /** Validates the API's variables and returns its frozen configuration. */
 export function loadApiConfig(env: Environment): ApiConfig {

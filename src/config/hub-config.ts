@@ -3,7 +3,7 @@ import { commonFields, resolveLogging, type LoggingConfig } from './common-confi
 import { ConfigError } from './config-error.ts'
 import { httpUrlField, integerField } from './env-fields.ts'
 import type { Environment } from './environment.ts'
-import { validateEnvironment } from './validate-env.ts'
+import { validateEnvironment, variableNames } from './validate-env.ts'
 
 /** SPEC.md "Configuration variables → Hub", plus the static server's port. */
 const hubFields = {
@@ -16,7 +16,7 @@ const hubFields = {
 } as const
 
 export const hubConfigSchema = type(hubFields)
-const ORDER = Object.keys(hubFields).map((key) => key.replace(/\?$/, ''))
+const ORDER = variableNames(hubFields)
 
 export interface HubConfig extends LoggingConfig {
   readonly port: number

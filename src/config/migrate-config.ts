@@ -2,10 +2,10 @@ import { type } from 'arktype'
 import { databaseUrlField } from './api-config.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import type { Environment } from './environment.ts'
-import { validateEnvironment } from './validate-env.ts'
+import { validateEnvironment, variableNames } from './validate-env.ts'
 
 const migrateFields = { SVC_APP_DATABASE_URL: databaseUrlField, ...commonFields } as const
-const ORDER = Object.keys(migrateFields).map((key) => key.replace(/\?$/, ''))
+const ORDER = variableNames(migrateFields)
 
 export interface MigrateConfig extends LoggingConfig {
   readonly databaseUrl: string

@@ -17,7 +17,7 @@ import {
   uuidField,
 } from './env-fields.ts'
 import type { Environment } from './environment.ts'
-import { validateEnvironment } from './validate-env.ts'
+import { validateEnvironment, variableNames } from './validate-env.ts'
 
 /** Field paths (DESIGN.md "Diff semantics"), each checked with the diff's own parser. */
 const fieldPathListField = type('string').pipe((text, ctx) => {
@@ -80,8 +80,8 @@ export const proxyConfigSchema = type(proxyFields)
 
 const API_MODE_KEYS = ['SVC_APP_API_URL', 'SVC_APP_GATE_ID', 'SVC_APP_API_KEY'] as const
 const STANDALONE_KEYS = ['SVC_APP_LIVE_URL', 'SVC_APP_SHADOW_URL'] as const
-const API_ONLY_KEYS = Object.keys(apiModeFields).map(unoptional).filter((k) => !isOneOf(k, API_MODE_KEYS))
-const STANDALONE_ONLY_KEYS = Object.keys(standaloneFields).map(unoptional).filter((k) => !isOneOf(k, STANDALONE_KEYS))
+const API_ONLY_KEYS = variableNames(apiModeFields).filter((k) => !isOneOf(k, API_MODE_KEYS))
+const STANDALONE_ONLY_KEYS = variableNames(standaloneFields).filter((k) => !isOneOf(k, STANDALONE_KEYS))
 const MODES_LINE =
   'configure exactly one proxy mode: API mode (SVC_APP_API_URL, SVC_APP_GATE_ID, SVC_APP_API_KEY) or standalone mode (SVC_APP_LIVE_URL, SVC_APP_SHADOW_URL)'
 
@@ -129,7 +129,7 @@ export interface ProxyConfig extends LoggingConfig {
   readonly ignoredVariables: readonly string[]
 }
 
-const ORDER = Object.keys(proxyFields).map(unoptional)
+const ORDER = variableNames(proxyFields)
 
 /** Validates the proxy's variables and returns its frozen configuration. */
 export function loadProxyConfig(env: Environment): ProxyConfig {
@@ -244,10 +244,6 @@ function resolveMode(v: Validated, raw: (name: string) => string | undefined): P
       sort_arrays: v.SVC_APP_DIFF_SORT_ARRAYS,
     }),
   })
-}
-
-function unoptional(key: string): string {
-  return key.replace(/\?$/, '')
 }
 
 function isOneOf(key: string, keys: readonly string[]): boolean {

@@ -36,3 +36,8 @@ export function maskValue(variable: string, value: string): string {
   if (!variable.endsWith('_URL')) return value
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@')
 }
+
+/** The variables of a component's field table, in table order (`'X?'` is `X`), for error ordering. */
+export function variableNames(fields: object): string[] {
+  return Object.keys(fields).map((key) => key.replace(/\?$/, ''))
+}
