@@ -1,9 +1,11 @@
 import type { Server } from 'bun'
 import type { Logger } from '../log/index.ts'
 import { limitBody } from './body-limit.ts'
-import { problemFromError, problemResponse } from './problem.ts'
+import { problemResponse } from '../errors/problem.ts'
+import { problemFromError } from './problem.ts'
 import { requestFacts, setRequestFacts } from './request-context.ts'
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts'
+import { REQUEST_ID_HEADER, requestIdOf } from '../net/request-id.ts'
+import { pathOf } from '../net/request-target.ts'
 import { securityHeaders } from './security-headers.ts'
 
 export interface HttpHandlerOptions {
@@ -26,7 +28,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     const started = performance.now()
     const requestId = requestIdOf(request.headers)
     const peerAddress = server.requestIP(request)?.address ?? ''
-    const path = new URL(request.url).pathname
+    const path = pathOf(request.url)
     let response: Response
     let handled = request
     try {

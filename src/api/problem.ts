@@ -1,15 +1,5 @@
 import { AppError, type AppErrorCode } from '../errors/app-error.ts'
-
-/** RFC 7807 problem details, as SPEC.md "Errors" shapes them. */
-export interface Problem {
-  type: string
-  title: string
-  status: number
-  detail?: string
-  instance?: string
-}
-
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+import type { Problem } from '../errors/problem.ts'
 
 const KINDS: Record<AppErrorCode | 'internal', { status: number; title: string }> = {
   'invalid-request-body': { status: 400, title: 'Invalid request body' },
@@ -40,11 +30,4 @@ export function problemFromError(error: unknown, path: string, requestId?: strin
   if (error instanceof AppError) return problemFor(error.code, (error as { detail?: string }).detail ?? error.message, path)
   const ref = requestId ? ` (request id ${requestId})` : ''
   return problemFor('internal', `an unexpected error occurred; it has been logged${ref}`, path)
-}
-
-export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headers },
-  })
 }

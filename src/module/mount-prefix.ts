@@ -13,7 +13,7 @@
  *   their root.
  * - Shadow rules match the forwarded path: the path live and shadow see.
  */
-import { pathAndQueryOf } from '../proxy/shadow-handler.ts'
+import { pathAndQueryOf } from '../net/request-target.ts'
 import { ModuleConfigError } from './module-config-error.ts'
 
 export interface MountPrefix {

@@ -18,8 +18,9 @@
 import { createLogger, type Logger } from '../log/index.ts'
 import { Registry } from '../metrics/index.ts'
 import { plainAddress } from '../proxy/forward-headers.ts'
-import { PROBLEM_CONTENT_TYPE } from '../proxy/problem-response.ts'
-import { createShadowHandler, pathAndQueryOf } from '../proxy/shadow-handler.ts'
+import { problemResponse } from '../errors/problem.ts'
+import { pathOf } from '../net/request-target.ts'
+import { createShadowHandler } from '../proxy/shadow-handler.ts'
 import { gatePlugin, type ClientAddressSource, type SvcGatePlugin } from './gate-plugin.ts'
 import { resolveModuleConfig, type SvcGateConfig, type SvcGateOptions } from './module-config.ts'
 import { moduleMetrics } from './module-metrics.ts'
@@ -162,23 +163,13 @@ export function svcGate(
   }
 }
 
-function pathOf(url: string): string {
-  const target = pathAndQueryOf(url)
-  const query = target.indexOf('?')
-  return query === -1 ? target : target.slice(0, query)
-}
-
 /** SPEC.md "Errors": a Problem, `instance` on a 4xx. */
 function notUnderPrefix(request: Request, prefix: string): Response {
-  const problem = {
+  return problemResponse({
     type: '/errors/not-found',
     title: 'Not found',
     status: 404,
     detail: `not under the svc_gate prefix ${prefix}`,
     instance: pathOf(request.url),
-  }
-  return new Response(JSON.stringify(problem), {
-    status: 404,
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE },
   })
 }

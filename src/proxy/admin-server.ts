@@ -5,7 +5,7 @@
  * reaches them and they never shadow anything.
  */
 import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../metrics/index.ts'
-import { PROBLEM_CONTENT_TYPE } from './problem-response.ts'
+import { problemResponse } from '../errors/problem.ts'
 
 export const READINESS_STATES = ['starting', 'ready', 'stopping'] as const
 export type ReadinessState = (typeof READINESS_STATES)[number]
@@ -83,6 +83,5 @@ export function startAdminServer(options: AdminServerOptions): AdminServer {
 
 function problem(status: 404 | 405, title: string, request: Request): Response {
   const type = status === 404 ? '/errors/not-found' : '/errors/method-not-allowed'
-  const body = { type, title, status, instance: new URL(request.url).pathname }
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': PROBLEM_CONTENT_TYPE } })
+  return problemResponse({ type, title, status, instance: new URL(request.url).pathname })
 }

@@ -84,14 +84,3 @@ const encoder = new TextEncoder()
 export function failedExchange(errorText: string, latencyMs: number, createdAt: Date): CapturedExchange {
   return { status: 0, headers: {}, body: encoder.encode(errorText), latencyMs, createdAt }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/**
- * The capture's id: the client's X-Request-ID when it is a UUID (the API
- * stores the propagated id, SPEC.md "Request-id header"), else a new v4.
- */
-export function requestIdOf(headers: Headers): string {
-  const given = headers.get('x-request-id')
-  return given !== null && UUID.test(given) ? given.toLowerCase() : crypto.randomUUID()
-}

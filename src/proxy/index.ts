@@ -2,11 +2,11 @@
 
 export {
   createShadowHandler,
-  pathAndQueryOf,
   type ForwardContext,
   type ShadowHandler,
   type ShadowHandlerDeps,
 } from './shadow-handler.ts'
+export { pathAndQueryOf } from '../net/request-target.ts'
 export { DEFAULT_HTTP_CLIENT, type HttpClientSettings, type ShadowSettings } from './shadow-settings.ts'
 export { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 export { createUpstreamPool, type UpstreamClient, type UpstreamPool } from './upstream-pool.ts'

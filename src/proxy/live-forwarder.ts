@@ -10,7 +10,8 @@
  */
 import { contentLength, exceeds, passThrough, passThroughReader, type StreamEnd } from './bounded-body.ts'
 import { clientResponseHeaders } from './forward-headers.ts'
-import { liveFailureProblem, problemResponse } from './problem-response.ts'
+import { problemResponse } from '../errors/problem.ts'
+import { liveFailureProblem } from './problem-response.ts'
 import type { UpstreamClient, UpstreamExchange } from './upstream-pool.ts'
 import { TimeoutReason, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 

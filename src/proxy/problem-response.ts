@@ -4,28 +4,13 @@
  * documents in the shape of SPEC.md "Errors". `instance` is for 4xx only,
  * so these 5xx carry none.
  */
+import type { Problem } from '../errors/problem.ts'
 import type { UpstreamError } from './upstream-error.ts'
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
-
-export interface ProxyProblem {
-  readonly type: string
-  readonly title: string
-  readonly status: number
-  readonly detail: string
-}
-
 /** 504 when live did not answer in time; 502 when it could not be reached or broke the exchange. */
-export function liveFailureProblem(error: UpstreamError): ProxyProblem {
+export function liveFailureProblem(error: UpstreamError): Problem {
   if (error.kind === 'timeout') {
     return { type: '/errors/gateway-timeout', title: 'Gateway timeout', status: 504, detail: error.message }
   }
   return { type: '/errors/bad-gateway', title: 'Bad gateway', status: 502, detail: error.message }
-}
-
-export function problemResponse(problem: ProxyProblem): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE },
-  })
 }

@@ -20,7 +20,6 @@ import { contentLength, readRequestBody, readResponseBody, type StreamEnd } from
 import {
   failedExchange,
   headerMapOf,
-  requestIdOf,
   type Capture,
   type CapturedExchange,
   type CaptureSink,
@@ -30,7 +29,9 @@ import type { CircuitBreaker } from './circuit-breaker.ts'
 import { createDiffLogSink } from './diff-log-sink.ts'
 import { shadowRequestHeaders, upstreamRequestHeaders } from './forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
-import { problemResponse } from './problem-response.ts'
+import { requestIdOf } from '../net/request-id.ts'
+import { pathAndQueryOf } from '../net/request-target.ts'
+import { problemResponse } from '../errors/problem.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 import { RefusalWindow } from './refusal-window.ts'
 import { createSampler, type RandomSource } from './sampler.ts'
@@ -381,11 +382,6 @@ function toLiveExchange(
 }
 
 /** `http://host:8080/a/b?x=1` → `/a/b?x=1`. */
-export function pathAndQueryOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  return start === -1 ? '/' : url.slice(start)
-}
-
 function splitTarget(target: string): { path: string; rawQuery: string } {
   const q = target.indexOf('?')
   return q === -1 ? { path: target, rawQuery: '' } : { path: target.slice(0, q), rawQuery: target.slice(q + 1) }

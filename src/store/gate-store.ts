@@ -4,7 +4,8 @@ import { ConflictError } from '../errors/app-error.ts'
 import { containsPattern } from './like-pattern.ts'
 import { isoString, jsonb, toNumber, type DiffConfig, type Gate, type GateSettings, type Page, type SortOrder } from './rows.ts'
 import { toGateStats, withGateStats, type GateStatsColumns } from './stats-store.ts'
-import { isUuid, uniqueViolation } from './sql-errors.ts'
+import { isUuid } from '../net/request-id.ts'
+import { uniqueViolation } from './sql-errors.ts'
 
 /** listGates sort keys (SPEC.md), defined once. */
 export const GATE_SORT_KEYS = ['id', 'name', 'live_url', 'shadow_url', 'created_at'] as const

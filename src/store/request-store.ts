@@ -12,7 +12,8 @@ import {
   type RequestDetail,
   type RequestSummary,
 } from './rows.ts'
-import { isUuid, SQLSTATE, sqlState } from './sql-errors.ts'
+import { isUuid } from '../net/request-id.ts'
+import { SQLSTATE, sqlState } from './sql-errors.ts'
 import { createInsertBatcher, type Outcome } from './insert-batcher.ts'
 
 export { REQUEST_SORT_KEYS, type RequestListQuery, type RequestSortKey } from './request-list.ts'

@@ -8,12 +8,6 @@ export const SQLSTATE = {
   datetimeFieldOverflow: '22008',
 } as const
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Whether `text` can be a uuid column value; anything else cannot match a row. */
-export function isUuid(text: string): boolean {
-  return UUID.test(text)
-}
 
 /** The SQLSTATE of a database error, or undefined for any other error. */
 export function sqlState(error: unknown): string | undefined {

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { UnauthorizedError } from '../../errors/app-error.ts'
-import { isPublicPath, pathOf } from '../public-paths.ts'
+import { pathOf } from '../../net/request-target.ts'
+import { isPublicPath } from '../public-paths.ts'
 
 export interface AuthOptions {
   readonly apiKey: string

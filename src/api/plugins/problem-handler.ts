@@ -1,7 +1,8 @@
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, InvalidBodyError, InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../../errors/app-error.ts'
 import type { Logger } from '../../log/index.ts'
-import { problemFromError, problemResponse } from '../problem.ts'
+import { problemResponse } from '../../errors/problem.ts'
+import { problemFromError } from '../problem.ts'
 import { requestFacts } from '../request-context.ts'
 import type { RouteTable } from '../route-table.ts'
 

@@ -4,7 +4,8 @@ import { RateLimitedError } from '../../errors/app-error.ts'
 import { clientIp } from '../rate-limit/client-ip.ts'
 import { TokenBuckets } from '../rate-limit/token-bucket.ts'
 import { requestFacts } from '../request-context.ts'
-import { isPublicPath, pathOf } from '../public-paths.ts'
+import { pathOf } from '../../net/request-target.ts'
+import { isPublicPath } from '../public-paths.ts'
 
 export interface RateLimitOptions {
   /** SVC_APP_RATE_LIMIT. @default 1000 */

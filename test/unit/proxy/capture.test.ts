@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { failedExchange, headerMapOf, requestIdOf } from '../../../src/proxy/capture.ts'
+import { requestIdOf } from '../../../src/net/request-id.ts'
+import { failedExchange, headerMapOf } from '../../../src/proxy/capture.ts'
 
 describe('headerMapOf', () => {
   test('canonical names, one value per header, each Set-Cookie kept apart', () => {

@@ -1,0 +1,17 @@
+/** RFC 7807 problem details, in the shape of SPEC.md "Errors"; used by the API, the proxy and the module. */
+export interface Problem {
+  type: string
+  title: string
+  status: number
+  detail?: string
+  instance?: string
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headers },
+  })
+}

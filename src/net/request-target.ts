@@ -1,0 +1,19 @@
+/**
+ * The path (and query) of an absolute request URL, as a server receives it,
+ * without building a URL object on the hot path.
+ */
+
+/** `/a/b?x=1` of `http://host/a/b?x=1`; `/` when there is no path. */
+export function pathAndQueryOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  return start === -1 ? '/' : url.slice(start)
+}
+
+/** `/a/b` of `http://host/a/b?x=1#f`. */
+export function pathOf(url: string): string {
+  const target = pathAndQueryOf(url)
+  const query = target.indexOf('?')
+  const hash = target.indexOf('#')
+  const end = Math.min(query === -1 ? target.length : query, hash === -1 ? target.length : hash)
+  return target.slice(0, end)
+}
