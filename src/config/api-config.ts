@@ -20,6 +20,9 @@ export const databaseUrlField = type('string').pipe((text, ctx) =>
 )
 
 /** SPEC.md "Configuration variables → API", with its defaults and rules. */
+/** SPEC.md: the global retention floor when SVC_APP_RETENTION is unset; echoed by GET /config. */
+const DEFAULT_RETENTION = '720h'
+
 const apiFields = {
   SVC_APP_DATABASE_URL: databaseUrlField,
   SVC_APP_API_KEY: type('string >= 16').describe('at least 16 characters'),
@@ -28,7 +31,7 @@ const apiFields = {
   SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),
   SVC_APP_CORS_ORIGINS: originListField.default(''),
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
-  SVC_APP_RETENTION: positiveDurationField.default('720h'),
+  SVC_APP_RETENTION: positiveDurationField.default(DEFAULT_RETENTION),
   SVC_APP_CLEANUP_INTERVAL: positiveDurationField.default('1h'),
   SVC_APP_READ_TIMEOUT: positiveDurationField.default('15s'),
   SVC_APP_WRITE_TIMEOUT: positiveDurationField.default('30s'),
@@ -98,7 +101,7 @@ export function loadApiConfig(env: Environment): ApiConfig {
     corsOrigins: Object.freeze(v.SVC_APP_CORS_ORIGINS),
     trustedProxies: v.SVC_APP_TRUSTED_PROXIES,
     retentionMs: v.SVC_APP_RETENTION,
-    retention: (env.SVC_APP_RETENTION ?? '').trim() || '720h',
+    retention: (env.SVC_APP_RETENTION ?? '').trim() || DEFAULT_RETENTION,
     cleanupIntervalMs: v.SVC_APP_CLEANUP_INTERVAL,
     readTimeoutMs: v.SVC_APP_READ_TIMEOUT,
     writeTimeoutMs: v.SVC_APP_WRITE_TIMEOUT,

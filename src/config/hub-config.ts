@@ -34,23 +34,14 @@ export interface HubConfig extends LoggingConfig {
  * a development build instead. The page itself reads no environment.
  */
 export function loadHubConfig(env: Environment): HubConfig {
-  const input: Record<string, string | undefined> = { ...env }
-  // VITE_ variables are not SVC_APP_ ones; validate them under the same rules.
-  for (const key of ['VITE_API_BASE_URL', 'VITE_API_KEY']) {
-    if (env[key]) input[`SVC_APP_${key}`] = env[key]
-  }
-  const renamed = validateEnvironment(
-    type({ ...hubFields, 'SVC_APP_VITE_API_BASE_URL?': httpUrlField, 'SVC_APP_VITE_API_KEY?': 'string' }),
-    input,
-    ORDER,
-  )
-  const apiBaseUrl = renamed.SVC_APP_API_BASE_URL ?? renamed.SVC_APP_VITE_API_BASE_URL
+  const v = validateEnvironment(hubConfigSchema, env, ORDER)
+  const apiBaseUrl = v.SVC_APP_API_BASE_URL ?? v.VITE_API_BASE_URL
   if (!apiBaseUrl) throw new ConfigError('SVC_APP_API_BASE_URL', undefined, 'is required (or VITE_API_BASE_URL for a development build)')
   return Object.freeze({
-    ...resolveLogging(renamed.SVC_APP_APP_ENV, renamed.SVC_APP_LOG_LEVEL, renamed.SVC_APP_LOG_FORMAT),
-    port: renamed.SVC_APP_PORT,
+    ...resolveLogging(v.SVC_APP_APP_ENV, v.SVC_APP_LOG_LEVEL, v.SVC_APP_LOG_FORMAT),
+    port: v.SVC_APP_PORT,
     apiBaseUrl,
-    apiKey: renamed.SVC_APP_API_KEY ?? '',
-    buildTime: Object.freeze({ apiBaseUrl: renamed.SVC_APP_VITE_API_BASE_URL, apiKey: renamed.SVC_APP_VITE_API_KEY }),
+    apiKey: v.SVC_APP_API_KEY ?? '',
+    buildTime: Object.freeze({ apiBaseUrl: v.VITE_API_BASE_URL, apiKey: v.VITE_API_KEY }),
   })
 }

@@ -6,15 +6,16 @@ import type { Environment } from './environment.ts'
 const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY'])
 
 /**
- * Runs a component's schema over the `SVC_APP_*` variables and returns its
- * output, or throws the ConfigError of the first variable (in schema order)
+ * Runs a component's schema over its variables (`order`, in table order)
+ * and returns its output, or throws the ConfigError of the first variable
  * that breaks its rule. An empty value counts as unset, so `FOO=` in `.env`
  * gives the default rather than a parse error.
  */
 export function validateEnvironment<S extends Type<any>>(schema: S, env: Environment, order: readonly string[]): S['infer'] {
   const input: Record<string, string> = {}
-  for (const [key, value] of Object.entries(env)) {
-    if (key.startsWith('SVC_APP_') && value !== undefined && value.trim() !== '') input[key] = value
+  for (const key of order) {
+    const value = env[key]
+    if (value !== undefined && value.trim() !== '') input[key] = value
   }
   const out = schema(input)
   if (!(out instanceof type.errors)) return out as S['infer']
