@@ -9,7 +9,7 @@ import { REQUEST_SORTS, hasRequestFilters, parseRequestQuery, requestQueryToStri
 import type { RequestListQuery, RequestSort } from '../lib/query-string.ts'
 import { gatePath, navigate } from '../lib/router.ts'
 import type { Gate } from '../lib/types.ts'
-import { sharedStyles } from '../styles/shared.ts'
+import { pageStyles, sharedStyles } from '../styles/shared.ts'
 import './copy-button.ts'
 import './diff-config-form.ts'
 import './empty-state.ts'
@@ -26,26 +26,8 @@ import type { StatItem } from './stats-cards.ts'
 export class GatePage extends LitElement {
   static override styles = [
     sharedStyles,
+    pageStyles,
     css`
-      :host {
-        display: grid;
-        /* minmax(0, …): wide tables scroll inside their card instead of widening the page. */
-        grid-template-columns: minmax(0, 1fr);
-        gap: 20px;
-      }
-      .crumbs {
-        margin: 0 0 4px;
-        padding: 0;
-        list-style: none;
-        display: flex;
-        gap: 6px;
-        color: var(--muted);
-      }
-      .crumbs li + li::before {
-        content: '/';
-        margin-right: 6px;
-        color: var(--border-strong);
-      }
       .head {
         display: flex;
         justify-content: space-between;

@@ -11,7 +11,7 @@ import type { Outcome } from '../lib/outcome.ts'
 import { loadRequestView } from '../lib/request-view.ts'
 import type { RequestView } from '../lib/request-view.ts'
 import { gatePath } from '../lib/router.ts'
-import { sharedStyles } from '../styles/shared.ts'
+import { pageStyles, sharedStyles } from '../styles/shared.ts'
 import './body-view.ts'
 import './copy-button.ts'
 import './diff-list.ts'
@@ -29,26 +29,10 @@ type ReplayTarget = 'live' | 'shadow'
 export class RequestPage extends LitElement {
   static override styles = [
     sharedStyles,
+    pageStyles,
     css`
-      :host {
-        display: grid;
-        /* minmax(0, …): wide tables scroll inside their card instead of widening the page. */
-        grid-template-columns: minmax(0, 1fr);
-        gap: 20px;
-      }
       .crumbs {
-        margin: 0 0 4px;
-        padding: 0;
-        list-style: none;
-        display: flex;
         flex-wrap: wrap;
-        gap: 6px;
-        color: var(--muted);
-      }
-      .crumbs li + li::before {
-        content: '/';
-        margin-right: 6px;
-        color: var(--border-strong);
       }
       h1 {
         display: flex;

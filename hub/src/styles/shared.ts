@@ -285,3 +285,26 @@ export const sharedStyles = css`
     color: var(--changed);
   }
 `
+
+/** The layout of a detail page (gate, request): one column of cards under breadcrumbs. */
+export const pageStyles = css`
+  :host {
+    display: grid;
+    /* minmax(0, …): wide tables scroll inside their card instead of widening the page. */
+    grid-template-columns: minmax(0, 1fr);
+    gap: 20px;
+  }
+  .crumbs {
+    margin: 0 0 4px;
+    padding: 0;
+    list-style: none;
+    display: flex;
+    gap: 6px;
+    color: var(--muted);
+  }
+  .crumbs li + li::before {
+    content: '/';
+    margin-right: 6px;
+    color: var(--border-strong);
+  }
+`
