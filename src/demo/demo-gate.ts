@@ -22,8 +22,8 @@ export const DEMO_GATE = {
 export async function ensureDemoGate(gates: GateStore, liveUrl: string, shadowUrl: string): Promise<Gate> {
   const found = await gates.list({ limit: 100, offset: 0, name: DEMO_GATE.name, sort: 'created_at', order: 'asc' })
   const existing = found.items.find((gate) => gate.name === DEMO_GATE.name)
-  const gate = existing ?? (await gates.create({ name: DEMO_GATE.name, live_url: liveUrl, shadow_url: shadowUrl }))
   if (existing) return existing
+  const gate = await gates.create({ name: DEMO_GATE.name, live_url: liveUrl, shadow_url: shadowUrl })
   return (
     (await gates.update(gate.id, {
       diff_config: { ...DEMO_GATE.diff_config, ignored_fields: [...DEMO_GATE.diff_config.ignored_fields] },
