@@ -241,15 +241,20 @@ describe('nothing is lost silently', () => {
   test('compared + skipped by reason = requests received, over a mixed load', () =>
     withProxy({ SVC_APP_SAMPLING_RATE: '0.7', SVC_APP_MAX_BODY_SIZE: '2000', SVC_APP_MAX_CONCURRENT_CALLBACKS: '8' }, async (proxy) => {
       const paths = ['/json', '/json', '/large?bytes=4000', '/status/404', '/echo']
-      const requests: Promise<void>[] = []
-      for (let i = 0; i < 150; i++) {
-        const path = paths[i % paths.length]!
-        const method = i % 7 === 0 ? 'POST' : 'GET'
-        requests.push(
-          fetch(`${proxy.url}${path}`, method === 'POST' ? { method, body: 'x' } : {}).then((r) => r.arrayBuffer().then(() => {})),
-        )
+      // Waves of one request per path: all 150 at once would fill the 8
+      // callback slots at request time, before any /large response could be
+      // seen to be too large, and body_too_large would depend on luck.
+      for (let wave = 0; wave < 150; wave += paths.length) {
+        const requests: Promise<void>[] = []
+        for (let i = wave; i < wave + paths.length; i++) {
+          const path = paths[i % paths.length]!
+          const method = i % 7 === 0 ? 'POST' : 'GET'
+          requests.push(
+            fetch(`${proxy.url}${path}`, method === 'POST' ? { method, body: 'x' } : {}).then((r) => r.arrayBuffer().then(() => {})),
+          )
+        }
+        await Promise.all(requests)
       }
-      await Promise.all(requests)
       const counts = await proxy.settled()
       expect(counts.received).toBe(150)
       expect(counts.compared + counts.skippedTotal).toBe(150)
