@@ -1,3 +1,4 @@
+import { dropCrossedAnchors } from './crossed-anchors.ts'
 import { pairGap } from './gap-pairing.ts'
 import { longestCommonSubsequence } from './myers.ts'
 import { SKIPPED, type ComparedNode, type FilterStep } from './path-filter.ts'
@@ -57,11 +58,18 @@ export function alignMiddle(
     MAX_EDITS,
     Math.max(64, Math.floor(ALIGNMENT_BUDGET / (lengthA + lengthB))),
   )
-  const common = longestCommonSubsequence(signaturesA, signaturesB, maxEdits)
+  let common: ReadonlyArray<readonly [number, number]> | undefined = longestCommonSubsequence(
+    signaturesA,
+    signaturesB,
+    maxEdits,
+  )
   // Too different to align within budget: one gap, paired by position.
   if (common === undefined) {
     emitGap(steps, a, b, start, endA, start, endB)
     return steps
+  }
+  if (options.tolerance > 0) {
+    common = dropCrossedAnchors(common, a, b, start, lengthA, lengthB, depth + 1, options.tolerance)
   }
   let i = start
   let j = start

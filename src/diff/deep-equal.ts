@@ -74,28 +74,37 @@ export function iterativeEqual(a: unknown, b: unknown): boolean {
 }
 
 let budget = 0
+let tolerance = 0
 
 /**
  * deepEqual that gives up after visiting `nodes` nodes: true or false when
  * it could tell, undefined when the values are too large to tell cheaply.
- * The array trimming uses it, so that an element which differs deep inside
- * is not walked in full once per level on the way down to the difference
- * (a chain of one-element arrays would otherwise cost depth × size).
+ * Numbers at most `floatTolerance` apart count as equal, as the diff walk
+ * counts them. The array trimming uses it, so that an element which differs
+ * deep inside is not walked in full once per level on the way down to the
+ * difference (a chain of one-element arrays would otherwise cost depth ×
+ * size), and so that arrays whose numbers all moved within the tolerance
+ * are trimmed whole instead of aligned by tolerance buckets, which a number
+ * near a bucket edge can misalign.
  */
 export function equalWithin(
   a: unknown,
   b: unknown,
   depth: number,
   nodes: number,
+  floatTolerance: number,
 ): boolean | undefined {
   budget = nodes
+  tolerance = floatTolerance
   const equal = boundedEqual(a, b, depth)
   return budget < 0 ? undefined : equal
 }
 
 function boundedEqual(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= tolerance
+  }
   if (--budget < 0 || depth >= MAX_COMPARE_DEPTH) {
     budget = -1
     return false

@@ -122,7 +122,7 @@ export class DiffWalk {
     while (start < shorter) {
       const x = a[start]
       const y = b[start]
-      if (x !== y && equalWithin(x, y, depth + 1, TRIM_BUDGET) !== true) break
+      if (x !== y && equalWithin(x, y, depth + 1, TRIM_BUDGET, this._tolerance) !== true) break
       start++
     }
     let endA = lengthA
@@ -130,7 +130,7 @@ export class DiffWalk {
     while (endA > start && endB > start) {
       const x = a[endA - 1]
       const y = b[endB - 1]
-      if (x !== y && equalWithin(x, y, depth + 1, TRIM_BUDGET) !== true) break
+      if (x !== y && equalWithin(x, y, depth + 1, TRIM_BUDGET, this._tolerance) !== true) break
       endA--
       endB--
     }

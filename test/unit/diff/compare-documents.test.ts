@@ -397,6 +397,45 @@ describe('compareDocuments: float_tolerance', () => {
       [{ op: 'add', path: '/v/1', value: 9 }],
     ],
     [
+      'numbers split by a bucket edge at both ends are trimmed (fast-check counterexample)',
+      [1, 0],
+      [1.9909422099590304, -0.4344868646003307],
+      2.0000000000000004,
+      [],
+    ],
+    [
+      'numbers split by a bucket edge between differing ends: no crossed anchor',
+      ['a', 1, 0, 'b'],
+      ['c', 1.9909422099590304, -0.4344868646003307, 'd'],
+      2.0000000000000004,
+      [
+        { op: 'replace', path: '/0', value: 'c' },
+        { op: 'replace', path: '/3', value: 'd' },
+      ],
+    ],
+    [
+      'records split by a bucket edge between differing ends',
+      ['a', { x: 1 }, { x: 0 }, 'b'],
+      ['c', { x: 1.99 }, { x: -0.43 }, 'd'],
+      2.0000000000000004,
+      [
+        { op: 'replace', path: '/0', value: 'c' },
+        { op: 'replace', path: '/3', value: 'd' },
+      ],
+    ],
+    [
+      'a shifted element stays an add and a remove when position would pair nothing',
+      ['a', 1, 5, 'b'],
+      ['c', 9, 1, 'd'],
+      0.5,
+      [
+        { op: 'replace', path: '/0', value: 'c' },
+        { op: 'add', path: '/1', value: 9 },
+        { op: 'replace', path: '/3', value: 'd' },
+        { op: 'remove', path: '/4' },
+      ],
+    ],
+    [
       'a negative tolerance means exact',
       { v: 1 },
       { v: 1.01 },

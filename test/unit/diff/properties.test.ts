@@ -149,6 +149,35 @@ describe('diff properties (fast-check)', () => {
     )
   })
 
+  test('with tolerance t, numbers moved by less than t between differing ends change only the ends', () => {
+    // The ends stop the trimming, so the moved middle goes through the
+    // alignment, whose tolerance buckets split near-equal numbers.
+    const middle = fc.array(
+      fc.oneof(
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        fc.record({ x: fc.double({ min: -10, max: 10, noNaN: true }) }),
+      ),
+      { maxLength: 20 },
+    )
+    fc.assert(
+      fc.property(
+        middle,
+        fc.integer(),
+        fc.double({ min: 1e-3, max: 5, noNaN: true }),
+        (items, seed, tolerance) => {
+          const live = ['first', ...items, 'last']
+          const shadow = ['FIRST', ...(perturbed(items, seed, tolerance / 2) as Json[]), 'LAST']
+          const config = { ...DEFAULT_DIFF_CONFIG, float_tolerance: tolerance }
+          expect(compareDocuments(live, shadow, config)).toEqual([
+            { op: 'replace', path: '/0', value: 'FIRST' },
+            { op: 'replace', path: `/${items.length + 1}`, value: 'LAST' },
+          ])
+        },
+      ),
+      RUNS,
+    )
+  })
+
   test('ignored paths never appear in the patch, neither as paths nor inside values', () => {
     const scenario = pair.chain(([liveBody, shadowBody]) => {
       const live = { status: 200, body: liveBody }
