@@ -105,14 +105,53 @@ async function cleanAll(conn: postgres.ReservedSql, now: number, options: Cleanu
     }
     // A rollup row that sums to nothing carries nothing: dropping it never changes a sum.
     await conn`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
+    await foldPathRollups(conn, gate.id)
   }
   return deleted
 }
 
 /**
+ * Folds a gate's path rollup shards into shard 0 and drops the (path,
+ * method) rows that sum to nothing, so that a path seen once and pruned is
+ * not scanned by every later path filter. Path rollups have no minute to
+ * wait for (unlike foldShards), so ingest may be writing the very rows
+ * being folded: they are locked in key order first, as ingest locks them,
+ * and then moved with the counts they hold. Shard 0 is written by the
+ * cleanup alone, so a zero there is safe to delete.
+ */
+async function foldPathRollups(conn: postgres.ReservedSql, gateId: string): Promise<void> {
+  await inTransaction(conn, async () => {
+    // The gate first: a concurrent deleteGate waits for this fold, or has removed everything.
+    const gate = await conn`SELECT 1 FROM gates WHERE id = ${gateId} FOR KEY SHARE`
+    if (gate.length === 0) return
+    await conn`
+      SELECT 1 FROM request_path_rollups
+      WHERE gate_id = ${gateId} AND shard <> 0
+      ORDER BY md5(path), method, shard
+      FOR UPDATE`
+    await conn`
+      WITH moved AS (
+        DELETE FROM request_path_rollups
+        WHERE gate_id = ${gateId} AND shard <> 0
+        RETURNING path, method, request_count, diff_count
+      )
+      INSERT INTO request_path_rollups AS p (gate_id, path, method, shard, request_count, diff_count)
+      SELECT ${gateId}::uuid, path, method, 0, sum(request_count), sum(diff_count)
+      FROM moved GROUP BY path, method
+      ORDER BY md5(path), method
+      ON CONFLICT (gate_id, md5(path), method, shard) DO UPDATE
+        SET request_count = p.request_count + excluded.request_count,
+            diff_count = p.diff_count + excluded.diff_count`
+    await conn`
+      DELETE FROM request_path_rollups
+      WHERE gate_id = ${gateId} AND shard = 0 AND request_count = 0 AND diff_count = 0`
+  })
+}
+
+/**
  * One batch: the gate's oldest requests before `cutoff`, taken out of the
- * rollups and the counter (shard 0, which ingest never writes) in the same
- * statement. The gate row is key-share locked first: a concurrent
+ * rollups, the path rollups and the counter (shard 0, which ingest never
+ * writes) in the same statement. The gate row is key-share locked first: a concurrent
  * deleteGate then waits for this batch, or has already removed everything.
  * Payloads go by ON DELETE CASCADE.
  */
@@ -129,7 +168,7 @@ async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: D
       ),
       del AS (
         DELETE FROM requests r USING victims v WHERE r.id = v.id
-        RETURNING r.created_at, r.method, r.has_diff
+        RETURNING r.created_at, r.method, r.path, r.has_diff
       ),
       rollup AS (
         INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)
@@ -141,10 +180,22 @@ async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: D
               diff_count = r.diff_count + excluded.diff_count
         RETURNING 1
       ),
+      path_rollup AS (
+        INSERT INTO request_path_rollups AS p (gate_id, path, method, shard, request_count, diff_count)
+        SELECT ${gateId}::uuid, g.path, g.method, 0, -g.n, -g.d
+        FROM (SELECT path, method, count(*) AS n, count(*) FILTER (WHERE has_diff) AS d FROM del GROUP BY 1, 2) g,
+          (SELECT count(*) AS n FROM rollup) done
+        WHERE done.n > 0
+        ORDER BY md5(g.path), g.method
+        ON CONFLICT (gate_id, md5(path), method, shard) DO UPDATE
+          SET request_count = p.request_count + excluded.request_count,
+              diff_count = p.diff_count + excluded.diff_count
+        RETURNING 1
+      ),
       counter AS (
         INSERT INTO gate_counters AS c (gate_id, shard, request_count)
         SELECT ${gateId}::uuid, 0, -(SELECT count(*) FROM del)
-        WHERE (SELECT count(*) FROM rollup) > 0
+        WHERE (SELECT count(*) FROM path_rollup) > 0
         ON CONFLICT (gate_id, shard) DO UPDATE SET request_count = c.request_count + excluded.request_count
       )
       SELECT count(*) AS deleted FROM del`

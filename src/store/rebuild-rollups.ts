@@ -1,11 +1,11 @@
 import type postgres from 'postgres'
 
 /**
- * Recomputes request_rollups and gate_counters from the stored requests (of
- * one gate, or of all). For requests written without the stores, such as a
- * benchmark's bulk INSERT ... SELECT generate_series, and for repair. Writers
- * wait meanwhile (SHARE lock on requests), so the result is exact.
- * last_active only moves forward, as on ingest.
+ * Recomputes request_rollups, request_path_rollups and gate_counters from
+ * the stored requests (of one gate, or of all). For requests written without
+ * the stores, such as a benchmark's bulk INSERT ... SELECT generate_series,
+ * and for repair. Writers wait meanwhile (SHARE lock on requests), so the
+ * result is exact. last_active only moves forward, as on ingest.
  */
 export async function rebuildRollups(sql: postgres.Sql, gateId?: string): Promise<void> {
   const only = (column: string) => (gateId === undefined ? sql`` : sql`AND ${sql(column)} = ${gateId}`)
@@ -15,6 +15,12 @@ export async function rebuildRollups(sql: postgres.Sql, gateId?: string): Promis
     await tx`
       INSERT INTO request_rollups (gate_id, bucket, method, shard, request_count, diff_count)
       SELECT gate_id, request_bucket(created_at), method, 0, count(*), count(*) FILTER (WHERE has_diff)
+      FROM requests WHERE true ${only('gate_id')}
+      GROUP BY 1, 2, 3`
+    await tx`DELETE FROM request_path_rollups WHERE true ${only('gate_id')}`
+    await tx`
+      INSERT INTO request_path_rollups (gate_id, path, method, shard, request_count, diff_count)
+      SELECT gate_id, path, method, 0, count(*), count(*) FILTER (WHERE has_diff)
       FROM requests WHERE true ${only('gate_id')}
       GROUP BY 1, 2, 3`
     // Everything lands in shard 0; last_active keeps its maximum over the old shards.

@@ -1,5 +1,5 @@
 import type postgres from 'postgres'
-import { pathPattern } from './like-pattern.ts'
+import { pathCondition, resolvePathMatch, type PathMatch } from './path-match.ts'
 import { isoString, toNumber, type Page, type RequestSummary, type SortOrder } from './rows.ts'
 
 /** listRequests sort keys (SPEC.md), defined once. */
@@ -46,16 +46,20 @@ export function summaryColumns(sql: Sql): Fragment {
 
 /**
  * One page (in the order asked, ties broken by id in the same direction)
- * and the number of matches, in two concurrent queries.
+ * and the number of matches, in two concurrent queries. A path filter is
+ * first resolved to the gate's matching paths (path-match.ts).
  */
 export async function listRequests(sql: Sql, gateId: string, query: RequestListQuery): Promise<Page<RequestSummary>> {
+  const methods = query.method?.length ? query.method : undefined
+  const path = query.path === undefined ? undefined : await resolvePathMatch(sql, gateId, query.path, methods)
+  if (path?.kind === 'none') return { items: [], total: 0 }
   const [rows, total] = await Promise.all([
     sql<SummaryRow[]>`
       SELECT ${summaryColumns(sql)} FROM requests
-      WHERE gate_id = ${gateId} ${rowFilters(sql, query)}
+      WHERE gate_id = ${gateId} ${rowFilters(sql, query, path)}
       ${orderBy(sql, query.sort, query.order)}
       LIMIT ${query.limit} OFFSET ${query.offset}`,
-    countRequests(sql, gateId, query),
+    countRequests(sql, gateId, query, path),
   ])
   return { items: rows.map(toSummary), total }
 }
@@ -65,21 +69,19 @@ export async function listRequests(sql: Sql, gateId: string, query: RequestListQ
  * - no filter: the gate's counter (at most 9 shard rows);
  * - method, has_diff, from, to: the rollups' whole minutes inside
  *   [from, to] plus the raw rows of the partial minutes at both ends;
- * - a path filter: the matching rows are counted (see docs/storage.md
- *   "What stays slow").
+ * - a path filter alone or with method / has_diff: the path rollups of the
+ *   gate whose path matches (one row per distinct path, method and shard),
+ *   summed when the filter was resolved unless too many paths matched;
+ * - a path filter with from / to: the matching rows in the range, looked
+ *   up by path and created_at (docs/storage.md "Path filter").
  */
-export async function countRequests(sql: Sql, gateId: string, query: RequestListQuery): Promise<number> {
+async function countRequests(sql: Sql, gateId: string, query: RequestListQuery, path: PathMatch | undefined): Promise<number> {
   const methods = query.method?.length ? query.method : undefined
-  const unfiltered = methods === undefined && query.path === undefined && query.from === undefined &&
+  const unfiltered = methods === undefined && path === undefined && query.from === undefined &&
     query.to === undefined && query.has_diff === undefined
   if (unfiltered) {
     const [row] = await sql<{ total: string }[]>`
       SELECT sum(request_count) AS total FROM gate_counters WHERE gate_id = ${gateId}`
-    return toNumber(row?.total)
-  }
-  if (query.path !== undefined) {
-    const [row] = await sql<{ total: string }[]>`
-      SELECT count(*) AS total FROM requests WHERE gate_id = ${gateId} ${rowFilters(sql, query)}`
     return toNumber(row?.total)
   }
   const measure =
@@ -88,7 +90,27 @@ export async function countRequests(sql: Sql, gateId: string, query: RequestList
       : query.has_diff
         ? sql`r.diff_count`
         : sql`r.request_count - r.diff_count`
-  const rawFilters = rowFilters(sql, { method: methods, has_diff: query.has_diff })
+  if (path !== undefined) {
+    if (query.from !== undefined || query.to !== undefined) {
+      const [row] = await sql<{ total: string }[]>`
+        SELECT count(*) AS total FROM requests WHERE gate_id = ${gateId} ${rowFilters(sql, query, path)}`
+      return toNumber(row?.total)
+    }
+    if (path.kind === 'paths') {
+      // Summed when the filter was resolved, over the same rollup rows.
+      const { requests, diffs } = path
+      return query.has_diff === undefined ? requests : query.has_diff ? diffs : requests - diffs
+    }
+    if (path.kind === 'pattern') {
+      const [row] = await sql<{ total: string }[]>`
+        SELECT coalesce(sum(${measure}), 0) AS total FROM request_path_rollups r
+        WHERE r.gate_id = ${gateId} AND r.path LIKE ${path.pattern}
+        ${methods === undefined ? sql`` : sql`AND r.method = ANY(${methods}::text[])`}`
+      return toNumber(row?.total)
+    }
+    return 0
+  }
+  const rawFilters = rowFilters(sql, { method: methods, has_diff: query.has_diff }, undefined)
   const [row] = await sql<{ total: string }[]>`
     WITH b AS (${rangeBounds(sql, query.from, query.to)})
     SELECT
@@ -129,11 +151,11 @@ export function rangeBounds(sql: Sql, from: Date | undefined, to: Date | undefin
  * literal so that the partial index requests_gate_diff_created_idx applies
  * to generic plans too.
  */
-function rowFilters(sql: Sql, query: Partial<RequestListQuery>): Fragment {
+function rowFilters(sql: Sql, query: Partial<RequestListQuery>, path: PathMatch | undefined): Fragment {
   const methods = query.method?.length ? query.method : undefined
   return sql`
     ${methods === undefined ? sql`` : sql`AND method = ANY(${methods}::text[])`}
-    ${query.path === undefined ? sql`` : sql`AND path LIKE ${pathPattern(query.path)}`}
+    ${path === undefined ? sql`` : pathCondition(sql, path, query.sort === 'path')}
     ${query.from === undefined ? sql`` : sql`AND created_at >= ${query.from}`}
     ${query.to === undefined ? sql`` : sql`AND created_at <= ${query.to}`}
     ${query.has_diff === undefined ? sql`` : query.has_diff ? sql`AND has_diff` : sql`AND NOT has_diff`}`

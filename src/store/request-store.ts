@@ -150,13 +150,14 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
 }
 
 /**
- * The insert of a capture, its payload, its rollup minute and its gate's
- * counter as one statement. Each step reads the previous one's RETURNING,
- * so nothing is counted when the id already existed (ON CONFLICT DO
- * NOTHING returns no row) and the row locks are always taken in the same
- * order (requests, rollups, counters). The rollup and counter rows are
- * this connection's shard (ingest_shard()), so concurrent inserts into one
- * gate rarely wait for each other.
+ * The insert of a capture, its payload, its rollup minute, its path rollup
+ * and its gate's counter as one statement. Each step reads the previous
+ * one's RETURNING, so nothing is counted when the id already existed (ON
+ * CONFLICT DO NOTHING returns no row) and the row locks are always taken in
+ * the same order (requests, rollups, path rollups, counters). The rollup,
+ * path rollup and counter rows are this connection's shard
+ * (ingest_shard()), so concurrent inserts into one gate rarely wait for
+ * each other.
  *
  * synchronous_commit is off for this transaction only: the commit does not
  * wait for its WAL flush, so the hot rollup and counter rows of a busy gate
@@ -198,9 +199,17 @@ function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
         SET request_count = r.request_count + 1, diff_count = r.diff_count + excluded.diff_count
       RETURNING r.gate_id
     ),
+    path_rollup AS (
+      INSERT INTO request_path_rollups AS p (gate_id, path, method, shard, request_count, diff_count)
+      SELECT ins.gate_id, ins.path, ins.method, ingest_shard(), 1, CASE WHEN ins.has_diff THEN 1 ELSE 0 END
+      FROM ins, rollup
+      ON CONFLICT (gate_id, md5(path), method, shard) DO UPDATE
+        SET request_count = p.request_count + 1, diff_count = p.diff_count + excluded.diff_count
+      RETURNING p.gate_id
+    ),
     counter AS (
       INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
-      SELECT rollup.gate_id, ingest_shard(), 1, ins.created_at FROM rollup, ins
+      SELECT path_rollup.gate_id, ingest_shard(), 1, ins.created_at FROM path_rollup, ins
       ON CONFLICT (gate_id, shard) DO UPDATE
         SET request_count = c.request_count + 1, last_active = greatest(c.last_active, excluded.last_active)
     )
@@ -208,11 +217,12 @@ function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
 }
 
 /**
- * insertStatement for several captures with distinct ids: the same four
- * writes, the rollup minutes and counters aggregated over the rows the
- * statement inserted (so counts stay exact when some ids already existed).
- * Rows are inserted in id order and rollup/counter rows in key order, so
- * two concurrent batches take their row locks in the same order; any error
+ * insertStatement for several captures with distinct ids: the same five
+ * writes, the rollup minutes, path rollups and counters aggregated over the
+ * rows the statement inserted (so counts stay exact when some ids already
+ * existed). Rows are inserted in id order and rollup, path rollup and
+ * counter rows in key order, so two concurrent batches take their row
+ * locks in the same order; any error
  * (unknown gate, bad timestamp, deadlock) rolls back the whole statement.
  */
 function batchInsertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
@@ -266,12 +276,26 @@ function batchInsertStatement(sql: postgres.Sql, items: readonly QueuedInsert[])
           diff_count = r.diff_count + excluded.diff_count
       RETURNING r.gate_id
     ),
-    counter AS (
+    path_rollup AS (
       -- after every rollup row (the aggregate over rollup reads all of it first)
+      INSERT INTO request_path_rollups AS p (gate_id, path, method, shard, request_count, diff_count)
+      SELECT g.gate_id, g.path, g.method, ingest_shard(), g.n, g.d
+      FROM (SELECT gate_id, path, method, count(*) AS n, count(*) FILTER (WHERE has_diff) AS d
+            FROM ins GROUP BY gate_id, path, method) g,
+        (SELECT count(*) AS n FROM rollup) done
+      WHERE done.n > 0
+      ORDER BY g.gate_id, md5(g.path), g.method
+      ON CONFLICT (gate_id, md5(path), method, shard) DO UPDATE
+        SET request_count = p.request_count + excluded.request_count,
+          diff_count = p.diff_count + excluded.diff_count
+      RETURNING p.gate_id
+    ),
+    counter AS (
+      -- after every path rollup row, likewise
       INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
       SELECT g.gate_id, ingest_shard(), g.n, g.last_active
       FROM (SELECT gate_id, count(*) AS n, max(created_at) AS last_active FROM ins GROUP BY gate_id) g,
-        (SELECT count(*) AS n FROM rollup) done
+        (SELECT count(*) AS n FROM path_rollup) done
       WHERE done.n > 0
       ORDER BY g.gate_id
       ON CONFLICT (gate_id, shard) DO UPDATE

@@ -28,6 +28,20 @@ export interface CaptureBodies {
   readonly meanBytes: number
 }
 
+/**
+ * The path of the i-th body: the big gate's own path families (seed.ts
+ * SEED_PATHS), so that what ingest adds is traffic of the same service and
+ * a path filter read afterwards sees one gate, not two services glued
+ * together. `/users/42`, the rare path of the reads, is never ingested.
+ * docs/storage.md "Path filter" measures the other case: a filter that no
+ * recent capture matches.
+ */
+function ingestPath(i: number): string {
+  if (i % 4 === 0) return `/orders/${i % 100}`
+  const id = i % 100 === 42 ? 43 : i % 100
+  return i % 4 === 2 ? `/products/${id}` : `/users/${id}`
+}
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 const CITIES = ['Lisbon', 'Osaka', 'Lagos', 'Quito', 'Tartu', 'Perth']
@@ -50,7 +64,7 @@ export function makeCaptureBodies(options: CaptureBodiesOptions = {}): CaptureBo
       JSON.stringify(
         captureBody({
           method: post ? 'POST' : 'GET',
-          path: post ? '/api/orders' : `/api/customers/${1000 + i}`,
+          path: ingestPath(i),
           raw_query: post ? undefined : 'expand=orders',
           created_at: createdAt,
           requestHeaders: { Accept: ['application/json'], 'User-Agent': ['bench-client/1.0'], Authorization: ['Bearer not-a-real-token'] },

@@ -68,6 +68,9 @@ describe.each(BACKENDS)('cleanup on %s', (kind) => {
     // Nothing is left that sums to zero.
     const [empty] = await t.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM request_rollups WHERE request_count = 0`
     expect(Number(empty!.n)).toBe(0)
+    const [emptyPaths] = await t.db.sql<{ n: string }[]>`
+      SELECT count(*) AS n FROM request_path_rollups WHERE request_count = 0 AND diff_count = 0`
+    expect(Number(emptyPaths!.n)).toBe(0)
 
     expect(await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 2, now: NOW })).toBe(0)
   })
@@ -91,7 +94,9 @@ describe.each(BACKENDS)('cleanup on %s', (kind) => {
 
   test('stays exact while captures keep arriving during the run', async () => {
     const id = await gateWith('busy', '')
-    const arriving = Array.from({ length: 40 }, (_, i) => capture({ created_at: at(NOW, -(i % 4) * HOUR), has_diff: i % 3 === 0 }))
+    const arriving = Array.from({ length: 40 }, (_, i) =>
+      capture({ created_at: at(NOW, -(i % 4) * HOUR), has_diff: i % 3 === 0, path: `/busy/${i % 5}` }),
+    )
     const [deleted] = await Promise.all([
       runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1, now: NOW }),
       ...arriving.map((c) => requests.insert(id, c)),
@@ -101,6 +106,26 @@ describe.each(BACKENDS)('cleanup on %s', (kind) => {
     await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1000, now: NOW })
     expect(await rollupDrift(t.db.sql, id)).toEqual([])
     expect((await remaining(id)).every((age) => age <= FLOOR)).toBe(true)
+  })
+
+  test('a path whose requests were all pruned leaves no path rollup behind; path totals stay exact', async () => {
+    const gate = await gates.create({ name: 'paths', live_url: 'http://l/paths', shadow_url: 'http://s/paths' })
+    await insertAll(requests, gate.id, [
+      { created_at: at(NOW, -2 * HOUR), path: '/gone/1', has_diff: true },
+      { created_at: at(NOW, -3 * HOUR), path: '/gone/2', method: 'POST' },
+      { created_at: at(NOW, -2 * HOUR), path: '/kept/1' },
+      { created_at: at(NOW, -10 * MINUTE), path: '/kept/1', has_diff: true },
+    ])
+    const pathTotal = async (path: string, extra: { has_diff?: boolean } = {}) =>
+      (await requests.list(gate.id, { limit: 1, offset: 0, path, sort: 'created_at', order: 'desc', ...extra })).total
+    expect([await pathTotal('/gone/'), await pathTotal('/kept/'), await pathTotal('/*/1', { has_diff: true })]).toEqual([2, 2, 2])
+
+    await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 1, now: NOW })
+    expect([await pathTotal('/gone/'), await pathTotal('/kept/'), await pathTotal('/*/1', { has_diff: true })]).toEqual([0, 1, 1])
+    const left = await t.db.sql<{ path: string; shard: number }[]>`
+      SELECT path, shard FROM request_path_rollups WHERE gate_id = ${gate.id} ORDER BY path`
+    expect([...left]).toEqual([{ path: '/kept/1', shard: 0 }])
+    expect(await rollupDrift(t.db.sql, gate.id)).toEqual([])
   })
 
   test('refuses a floor that is not positive', async () => {

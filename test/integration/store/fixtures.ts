@@ -66,8 +66,9 @@ export const MINUTE = 60 * SECOND
 export const HOUR = 60 * MINUTE
 
 /**
- * The invariant the rollups keep: per minute and method, the sum over shards
- * equals the stored rows, and the gate's counter equals its row count.
+ * The invariant the rollups keep: per minute and method, and per path and
+ * method, the sum over shards equals the stored rows, and the gate's
+ * counter equals its row count.
  */
 export async function rollupDrift(sql: postgres.Sql, gateId: string): Promise<postgres.Row[]> {
   const rows = await sql`
@@ -81,6 +82,14 @@ export async function rollupDrift(sql: postgres.Sql, gateId: string): Promise<po
     SELECT coalesce(r.bucket, a.bucket) AS bucket, coalesce(r.method, a.method) AS method,
       r.n AS rolled_n, a.n AS actual_n, r.d AS rolled_d, a.d AS actual_d
     FROM rolled r FULL JOIN actual a ON a.bucket = r.bucket AND a.method = r.method
+    WHERE coalesce(r.n, 0) <> coalesce(a.n, 0) OR coalesce(r.d, 0) <> coalesce(a.d, 0)
+    UNION ALL
+    SELECT NULL, 'path ' || coalesce(r.path, a.path) || ' ' || coalesce(r.method, a.method),
+      r.n, a.n, r.d, a.d
+    FROM (SELECT path, method, sum(request_count) AS n, sum(diff_count) AS d
+          FROM request_path_rollups WHERE gate_id = ${gateId} GROUP BY 1, 2) r
+    FULL JOIN (SELECT path, method, count(*) AS n, count(*) FILTER (WHERE has_diff) AS d
+          FROM requests WHERE gate_id = ${gateId} GROUP BY 1, 2) a ON a.path = r.path AND a.method = r.method
     WHERE coalesce(r.n, 0) <> coalesce(a.n, 0) OR coalesce(r.d, 0) <> coalesce(a.d, 0)
     UNION ALL
     SELECT NULL, 'counter', (SELECT coalesce(sum(request_count), 0) FROM gate_counters WHERE gate_id = ${gateId}),

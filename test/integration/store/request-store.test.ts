@@ -258,6 +258,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     ])('filters path %p (%s)', async (path) => {
       await check(page({ path }))
       await check(page({ path, has_diff: true, sort: 'path', order: 'asc' }))
+      await check(page({ path, has_diff: false, method: ['GET', 'PUT'], limit: 2 }))
     })
 
     const ranges: [string, Date | undefined, Date | undefined][] = [
