@@ -130,6 +130,16 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     expect(new Set(since.body.data.map((r) => r.id))).toEqual(new Set(expected.map((c) => c.id)))
     await until(rowHrefs, (h) => h.length === expected.length, `${expected.length} rows since ${from.toISOString()}`)
     expect(new Set(await rowHrefs())).toEqual(new Set(expected.map((c) => `/gates/${gateId}/requests/${c.id}`)))
+
+    // "Captured to" that same minute: through its last millisecond, not its first.
+    await page.locator('request-filters #to').fill(from.toISOString().slice(0, 16))
+    await page.waitForURL(/&to=/)
+    const to = new Date(from.getTime() + 59_999)
+    expect(new URL(page.url()).searchParams.get('to')).toBe(to.toISOString())
+    const within = all.filter((c) => Date.parse(c.created_at) >= from.getTime() && Date.parse(c.created_at) <= to.getTime())
+    expect(within.length).toBeGreaterThan(0)
+    await until(rowHrefs, (h) => h.length === within.length, `${within.length} rows within the minute of ${from.toISOString()}`)
+    expect(new Set(await rowHrefs())).toEqual(new Set(within.map((c) => `/gates/${gateId}/requests/${c.id}`)))
   }, TIMEOUT)
 
   test('a renamed field: the operations, the highlights in both bodies, and "Show"', async () => {

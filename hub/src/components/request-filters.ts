@@ -5,6 +5,7 @@ import {
   COMMON_METHODS,
   DEFAULT_REQUEST_QUERY,
   HAS_DIFF_CHOICES,
+  endOfDateTimeLocal,
   fromDateTimeLocal,
   hasRequestFilters,
   normaliseMethods,
@@ -198,7 +199,7 @@ export class RequestFilters extends LitElement {
   }
 
   private _onTo(event: Event) {
-    this._emit({ to: fromDateTimeLocal((event.target as HTMLInputElement).value) })
+    this._emit({ to: endOfDateTimeLocal((event.target as HTMLInputElement).value) })
   }
 
   private _onHasDiff(event: Event) {

@@ -155,6 +155,16 @@ export function fromDateTimeLocal(local: string): string {
   return Number.isNaN(t.getTime()) ? '' : t.toISOString()
 }
 
+/**
+ * An upper bound picked as a minute (`Captured to 10:05`) means through the
+ * end of that minute: the API's `to` is inclusive and exact to the
+ * microsecond, so 10:05:00.000 would leave out the rest of 10:05.
+ */
+export function endOfDateTimeLocal(local: string): string {
+  const start = fromDateTimeLocal(local)
+  return start === '' ? '' : new Date(Date.parse(start) + 59_999).toISOString()
+}
+
 /** RFC 3339 → `YYYY-MM-DDTHH:mm` in the browser's time zone. */
 export function toDateTimeLocal(rfc3339: string): string {
   if (!rfc3339) return ''

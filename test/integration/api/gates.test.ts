@@ -147,6 +147,8 @@ describe.each(BACKENDS)('listGates on %s', (backend) => {
     t = await startTestApi(backend)
     for (const n of ['alpha', 'bravo', 'charlie', 'delta', 'echo']) {
       expect((await t.call('POST', '/gates', gateBody(n))).status).toBe(201)
+      // PGlite's clock ticks in milliseconds: gates created within one tie on created_at (then id decides).
+      await Bun.sleep(3)
     }
   }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import {
   DEFAULT_GATE_QUERY,
   DEFAULT_REQUEST_QUERY,
+  endOfDateTimeLocal,
   fromDateTimeLocal,
   gateQueryToString,
   hasRequestFilters,
@@ -107,6 +108,16 @@ describe('helpers', () => {
     expect(fromDateTimeLocal('')).toBe('')
     expect(fromDateTimeLocal('not a date')).toBe('')
     expect(toDateTimeLocal('')).toBe('')
+  })
+
+  test('an upper bound picked as a minute covers the whole minute and shows as that minute', () => {
+    for (const local of ['2025-06-01T00:00', '2025-12-31T23:59', '2024-02-29T12:30']) {
+      const end = endOfDateTimeLocal(local)
+      expect(Date.parse(end) - Date.parse(fromDateTimeLocal(local))).toBe(59_999)
+      expect(toDateTimeLocal(end)).toBe(local)
+    }
+    expect(endOfDateTimeLocal('')).toBe('')
+    expect(endOfDateTimeLocal('not a date')).toBe('')
   })
 
   test('normaliseMethods upper-cases, dedupes and drops non-tokens', () => {
