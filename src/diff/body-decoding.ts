@@ -106,9 +106,14 @@ export function lossyText(bytes: Uint8Array): string {
   return lossyUtf8.decode(bytes)
 }
 
-/** Byte-wise equality, native speed. */
+/**
+ * Byte-wise equality, native speed. `Buffer.compare` takes the arrays as
+ * they are: a Buffer view would read `.buffer`, which makes JavaScriptCore
+ * allocate an ArrayBuffer for a typed array that has none yet (every body
+ * from `fetch`), ~0.5 µs per call.
+ */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a === b) return true
   if (a.byteLength !== b.byteLength) return false
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
+  return Buffer.compare(a, b) === 0
 }

@@ -23,6 +23,9 @@ export function compareResponses(
   shadow: CapturedResponse,
   options: CaptureOptions | CompiledCaptureOptions,
 ): Comparison {
+  // A failed side decides alone: nothing of the other is read.
+  const failure = upstreamFailure(live, shadow)
+  if (failure !== undefined) return { kind: 'error', cause: failure }
   const compiled = ensureCompiled(options)
   return compareCaptured(
     live,
@@ -97,6 +100,7 @@ export function compareCaptured(
 
 /** Status 0 marks a failed upstream; its body is the error text (DESIGN.md "Diff semantics"). */
 function upstreamFailure(live: CapturedResponse, shadow: CapturedResponse): string | undefined {
+  if (live.status !== 0 && shadow.status !== 0) return undefined
   const parts: string[] = []
   if (live.status === 0) parts.push(`live failed: ${errorText(live.body)}`)
   if (shadow.status === 0) parts.push(`shadow failed: ${errorText(shadow.body)}`)
@@ -106,7 +110,9 @@ function upstreamFailure(live: CapturedResponse, shadow: CapturedResponse): stri
 const MAX_CAUSE_LENGTH = 500
 
 function errorText(body: Uint8Array): string {
-  const text = lossyText(body.subarray(0, MAX_CAUSE_LENGTH * 4)).trim()
+  // A view only when needed: error texts are short, and each view is an allocation.
+  const head = body.byteLength > MAX_CAUSE_LENGTH * 4 ? body.subarray(0, MAX_CAUSE_LENGTH * 4) : body
+  const text = lossyText(head).trim()
   if (text === '') return 'no response'
   return text.length > MAX_CAUSE_LENGTH ? text.slice(0, MAX_CAUSE_LENGTH) + '…' : text
 }

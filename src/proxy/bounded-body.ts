@@ -87,8 +87,9 @@ export async function readResponseBody(response: Response, maxBytes: number): Pr
     await response.body?.cancel().catch(() => {})
     return { kind: 'too-large' }
   }
-  if (response.body === null) return { kind: 'complete', bytes: EMPTY }
+  // Before `.body`, which would make a stream that bytes() does not need.
   if (announced !== undefined) return { kind: 'complete', bytes: await response.bytes() }
+  if (response.body === null) return { kind: 'complete', bytes: EMPTY }
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let total = 0
@@ -124,16 +125,7 @@ export function passThrough(
   maxBytes: number,
   onEnd: (end: StreamEnd) => void,
 ): ReadableStream<Uint8Array> {
-  return passThroughReader(body.getReader(), undefined, maxBytes, onEnd)
-}
-
-/** `passThrough` of a body whose reader already gave `first` (forwarded first). */
-export function passThroughReader(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  first: Uint8Array | undefined,
-  maxBytes: number,
-  onEnd: (end: StreamEnd) => void,
-): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
   const keep = maxBytes >= 0
   let chunks: Uint8Array[] | undefined = keep ? [] : undefined
   let total = 0
@@ -148,21 +140,15 @@ export function passThroughReader(
     type: 'direct',
     async pull(controller) {
       try {
-        let next = first
-        first = undefined
         for (;;) {
-          if (next === undefined) {
-            const { done, value } = await reader.read()
-            if (done) break
-            next = value
-          }
-          total += next.byteLength
+          const { done, value } = await reader.read()
+          if (done) break
+          total += value.byteLength
           if (chunks !== undefined) {
             if (exceeds(total, maxBytes)) chunks = undefined
-            else chunks.push(next)
+            else chunks.push(value)
           }
-          const written = controller.write(next)
-          next = undefined
+          const written = controller.write(value)
           if (typeof written !== 'number') await written
           if (ended) return
         }

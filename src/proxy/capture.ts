@@ -48,6 +48,18 @@ export type SinkOutcome =
  * A sink counts its own successes; the handler counts skips.
  */
 export interface CaptureSink {
+  /**
+   * Whether the sink uses live's body when the shadow failed. The diff-log
+   * sink does not (a failed shadow is an `error` whatever live sent: it
+   * needs the statuses and the cause); the API reporter does (it stores
+   * live's response). When false, a request that arrives while the shadow
+   * is known to be down (`refusal-window.ts`) is forwarded like an
+   * unshadowed one and submitted once live's headers are in, with an empty
+   * live body (`refused-shadow-forwarder.ts`), outside the background tasks
+   * (its signal never aborts, the drain does not wait for it): such a sink
+   * should answer at once, as the diff-log sink does.
+   */
+  readonly needsLiveBodyOfFailedShadow: boolean
   submit(capture: Capture, signal: AbortSignal): Promise<SinkOutcome> | SinkOutcome
 }
 
@@ -83,4 +95,10 @@ const encoder = new TextEncoder()
 /** The record of an upstream that gave no response: status 0, no headers, the error as body. */
 export function failedExchange(errorText: string, latencyMs: number, createdAt: Date): CapturedExchange {
   return { status: 0, headers: {}, body: encoder.encode(errorText), latencyMs, createdAt }
+}
+
+/** A capture's `path` and `rawQuery` of a request target: `/a/b?x=1` → `/a/b`, `x=1`. */
+export function splitTarget(target: string): { path: string; rawQuery: string } {
+  const q = target.indexOf('?')
+  return q === -1 ? { path: target, rawQuery: '' } : { path: target.slice(0, q), rawQuery: target.slice(q + 1) }
 }

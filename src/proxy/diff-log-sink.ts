@@ -6,7 +6,7 @@
  * `request.path`, `live_status`, `shadow_status` and the formatted `diff`
  * (SPEC.md "Events"). Nothing is sent anywhere.
  */
-import { compileCaptureOptions, formatPatch, processCapture, type CompiledCaptureOptions } from '../diff/index.ts'
+import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions } from '../diff/index.ts'
 import type { Logger, RateLimitedLogger } from '../log/index.ts'
 import type { GateComparisons } from '../metrics/index.ts'
 import type { Capture, CaptureSink, SinkOutcome } from './capture.ts'
@@ -22,8 +22,6 @@ export interface DiffLogSinkOptions {
 
 export const DIFF_LOG_MESSAGE = 'response diff detected'
 
-const NO_REQUEST = Object.freeze({ headers: Object.freeze({}), body: new Uint8Array(0) })
-
 export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   const { logger, warnings, comparisons } = options
   const compiled: CompiledCaptureOptions = compileCaptureOptions({
@@ -32,9 +30,12 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     maxBodyBytes: options.settings.maxBodyBytes,
   })
   return {
+    // An error is counted and logged with statuses, ids and cause only.
+    needsLiveBodyOfFailedShadow: false,
     submit(capture: Capture): SinkOutcome {
-      // Only the comparison is used: nothing is stored, so the request is not redacted.
-      const { comparison } = processCapture({ request: NO_REQUEST, live: capture.live, shadow: capture.shadow }, compiled)
+      // Only the verdict is used: nothing is stored, so nothing is redacted
+      // (redacted fields are excluded from the comparison either way).
+      const comparison = compareResponses(capture.live, capture.shadow, compiled)
       switch (comparison.kind) {
         case 'match':
           comparisons.record('match')

@@ -16,10 +16,11 @@
 import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
-import { contentLength, readRequestBody, readResponseBody, type StreamEnd } from './bounded-body.ts'
+import { contentLength, readRequestBody, readResponseBody } from './bounded-body.ts'
 import {
   failedExchange,
   headerMapOf,
+  splitTarget,
   type Capture,
   type CapturedExchange,
   type CaptureSink,
@@ -29,11 +30,13 @@ import type { CircuitBreaker } from './circuit-breaker.ts'
 import { createDiffLogSink } from './diff-log-sink.ts'
 import { shadowRequestHeaders, upstreamRequestHeaders } from './forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
+import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { requestIdOf } from '../net/request-id.ts'
 import { pathAndQueryOf } from '../net/request-target.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 import { RefusalWindow } from './refusal-window.ts'
+import { createRefusedShadowForwarder } from './refused-shadow-forwarder.ts'
 import { createSampler, type RandomSource } from './sampler.ts'
 import { Semaphore } from './semaphore.ts'
 import { decideShadow, type ShadowGate } from './shadow-decision.ts'
@@ -84,13 +87,6 @@ export interface ShadowHandler {
   close(timeoutMs?: number): Promise<DrainResult>
 }
 
-/** How live's response body ended, as the background comparison sees it. */
-type LiveOutcome =
-  | { readonly kind: 'no-response'; readonly exchange: CapturedExchange }
-  | { readonly kind: 'response'; readonly response: Response; readonly end: StreamEnd; readonly latencyMs: number }
-  /** The comparison's bound (or the drain) ended the wait for live's body. */
-  | { readonly kind: 'abandoned'; readonly reason: unknown }
-
 const EMPTY = new Uint8Array(0)
 
 export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandlerDeps = {}): ShadowHandler {
@@ -125,6 +121,21 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const { shadowTimeoutMs, maxBodyBytes } = settings
 
   const logUnexpected = (error: unknown) => logger.error('background comparison failed unexpectedly', { error })
+  // While the shadow is known to be down (DESIGN.md "Diff semantics": an
+  // error whatever live sends), a sink that ignores live's body of a failed
+  // shadow gets the error without live's body being kept.
+  const forwardRefused = sink.needsLiveBodyOfFailedShadow
+    ? undefined
+    : createRefusedShadowForwarder({
+        live,
+        sink,
+        notAttemptedText,
+        settle(outcome) {
+          callbacks.release()
+          if (outcome.kind === 'skipped') skips.inc(outcome.reason)
+        },
+        onUnexpected: logUnexpected,
+      })
 
   function skip(reason: SkipReason, method: string, path: string): void {
     skips.inc(reason)
@@ -195,6 +206,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       }
     }
     const id = requestIdOf(request.headers)
+    // The shadow refused a connection within the window and the sink does
+    // not read live's body of a failed shadow: forwarded as an unshadowed
+    // request, compared as an error when live's headers are in
+    // (`refused-shadow-forwarder.ts`, which gives the slot back).
+    if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+      return forwardRefused({ id, method, target, headers, body: body === null ? null : bytes })
+    }
     const createdAt = new Date()
     let settleLive!: (outcome: LiveOutcome) => void
     const liveOutcome = new Promise<LiveOutcome>((resolve) => {
@@ -227,9 +245,11 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       })
       return live.respond(result)
     }
-    const response = result.exchange.response
+    const { status, headers: liveHeaders } = result.exchange.response
+    // Read before the client's response is sent: Bun then drops Content-Length from these headers.
+    const headerMap = headerMapOf(liveHeaders)
     return live.respond(result, (end) =>
-      settleLive({ kind: 'response', response, end, latencyMs: performance.now() - sendStarted }),
+      settleLive({ kind: 'response', status, headers: headerMap, end, latencyMs: performance.now() - sendStarted }),
     )
   }
 
@@ -357,32 +377,4 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 /** Made when the timer fires, not per request: an Error costs a stack capture. */
 function abortOnTimeout(abort: (reason: unknown) => void, timeoutMs: number): void {
   abort(new TimeoutReason(timeoutMs))
-}
-
-/** Live's side of the capture, or why there is none to compare. */
-function toLiveExchange(
-  outcome: Exclude<LiveOutcome, { kind: 'abandoned' }>,
-  createdAt: Date,
-): CapturedExchange | 'too-large' | 'incomplete' {
-  if (outcome.kind === 'no-response') return outcome.exchange
-  const { response, end } = outcome
-  const latencyMs = Math.round(outcome.latencyMs)
-  switch (end.kind) {
-    case 'complete':
-      return { status: response.status, headers: headerMapOf(response.headers), body: end.bytes, latencyMs, createdAt }
-    case 'too-large':
-      return 'too-large'
-    case 'failed':
-      // Live broke off mid-body (the client got a truncated response).
-      return failedExchange(toUpstreamError(end.error, 'live').message + ' while sending the body', latencyMs, createdAt)
-    case 'cancelled':
-      // The client went away before live's body was through.
-      return 'incomplete'
-  }
-}
-
-/** `http://host:8080/a/b?x=1` → `/a/b?x=1`. */
-function splitTarget(target: string): { path: string; rawQuery: string } {
-  const q = target.indexOf('?')
-  return q === -1 ? { path: target, rawQuery: '' } : { path: target.slice(0, q), rawQuery: target.slice(q + 1) }
 }

@@ -10,6 +10,7 @@
  *   ours-none      our proxy (`bun run src/main.ts proxy`), sampling 0
  *   minimal-shadow a minimal shadow-and-compare proxy (two fetches, bytes(), processCapture)
  *   ours-shadow    our proxy, shadowing and diffing every request
+ *   ours-down      our proxy, shadowing every request to a shadow that refuses connections
  *
  * Child roles (started by this script, stopped by PID):
  *   cpu.ts minimal <port> <live>
@@ -17,9 +18,10 @@
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
  * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
- * `PROXY_CPU_BASELINE=<other checkout>/src/main.ts` adds `base-none` and
- * `base-shadow`: the same proxy from another checkout (an A/B comparison of
- * a change, interleaved in the same run, so that load hits both alike).
+ * `PROXY_CPU_BASELINE=<other checkout>/src/main.ts` adds `base-none`,
+ * `base-shadow` and `base-down`: the same proxy from another checkout (an
+ * A/B comparison of a change, interleaved in the same run, so that load
+ * hits both alike).
  */
 import { spawn, type Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
@@ -132,7 +134,16 @@ async function main(): Promise<void> {
   const only = process.env.PROXY_CPU_ONLY?.split(',')
   const at = (port: number) => `http://127.0.0.1:${port}`
   const baseline = process.env.PROXY_CPU_BASELINE
-  const all = ['minimal', 'ours-none', ...(baseline ? ['base-none'] : []), 'minimal-shadow', 'ours-shadow', ...(baseline ? ['base-shadow'] : [])]
+  const all = [
+    'minimal',
+    'ours-none',
+    ...(baseline ? ['base-none'] : []),
+    'minimal-shadow',
+    'ours-shadow',
+    ...(baseline ? ['base-shadow'] : []),
+    'ours-down',
+    ...(baseline ? ['base-down'] : []),
+  ]
   const names = all.filter((n) => !only || only.includes(n))
   const ports = Object.fromEntries(names.map((n) => [n, { live: freePort(), shadow: freePort(), proxy: freePort() }]))
   const children: Subprocess[] = [startFleet(BENCH, 0, names.flatMap((n) => [ports[n]!.live, ports[n]!.shadow]))]
@@ -144,7 +155,9 @@ async function main(): Promise<void> {
       if (name.startsWith('ours') || name.startsWith('base')) {
         const rate = name.endsWith('-none') ? '0' : '1'
         const main = name.startsWith('base') ? baseline : undefined
-        const proxy = await startOurProxy(at(p.live), at(p.shadow), { SVC_APP_SAMPLING_RATE: rate }, main)
+        // Down: a port nothing listens on, so every connection is refused.
+        const shadow = name.endsWith('-down') ? at(freePort()) : at(p.shadow)
+        const proxy = await startOurProxy(at(p.live), shadow, { SVC_APP_SAMPLING_RATE: rate }, main)
         children.push(proxy.child)
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
       } else {

@@ -134,6 +134,7 @@ describe('API mode', () => {
       expect(request.headers['Authorization']).toEqual(['[REDACTED]'])
       expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
       expect(request.live_response.status_code).toBe(200)
+      expect(request.live_response.headers['Content-Length']).toEqual([String(JSON.stringify(JSON_DOCUMENT).length)])
       // The proxy computes no diff in API mode.
       expect(await proxy.metric('svc_responses_compared_total')).toBe(0)
     }))
@@ -167,6 +168,16 @@ describe('API mode', () => {
       // has_diff is in the list summary (RequestDetail has the diff itself).
       const list = await api.call('GET', `/gates/${downGate}/requests`)
       expect(((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data).toMatchObject([{ id, has_diff: true }])
+
+      // Inside the refusal window the shadow is not tried, and the API
+      // still gets live's response in full (it stores it).
+      const second = crypto.randomUUID()
+      expect(await (await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': second } })).text()).toBe(JSON.stringify(JSON_DOCUMENT))
+      await proxy.settled()
+      const inWindow = ((await (await api.call('GET', `/gates/${downGate}/requests/${second}`)).json()) as { data: StoredRequest }).data
+      expect(JSON.parse(Buffer.from(inWindow.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
+      expect(inWindow.shadow_response.status_code).toBe(0)
+      expect(Buffer.from(inWindow.shadow_response.body, 'base64').toString()).toStartWith('shadow: connection refused (not attempted')
     } finally {
       await proxy.stop()
     }

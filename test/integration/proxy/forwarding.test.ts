@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import {
   freePort,
   GZIP_BYTES,
@@ -75,6 +77,43 @@ describe('the client gets live’s response untouched', () => {
     expect(text).toBe('chunk 0\nchunk 1\nchunk 2\nchunk 3\n')
     // Live takes ~1.2 s in all; the first chunk must not wait for the rest.
     expect(totalAt - firstAt).toBeGreaterThan(600)
+  })
+
+  test('streams a small body of announced length that trickles in, and still compares it', async () => {
+    // Content-Length 10: "hello" with the headers, "world" 400 ms later; the same on both sides.
+    const trickling = [0, 1].map(() =>
+      createServer((socket) => {
+        socket.on('data', () => {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello')
+          setTimeout(() => socket.write('world'), 400)
+        })
+      }).listen(0, '127.0.0.1'),
+    )
+    await Promise.all(trickling.map((server) => once(server, 'listening')))
+    const [liveUrl, shadowUrl] = trickling.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const own = await startTestProxy(standaloneEnv(liveUrl!, shadowUrl!))
+    try {
+      const started = performance.now()
+      const response = await fetch(`${own.url}/`)
+      const reader = response.body!.getReader()
+      const first = await reader.read()
+      const firstAt = performance.now() - started
+      let text = new TextDecoder().decode(first.value)
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        text += new TextDecoder().decode(value)
+      }
+      expect(text).toBe('helloworld')
+      expect(new TextDecoder().decode(first.value)).toBe('hello')
+      expect(firstAt).toBeLessThan(300)
+      const counts = await own.settled()
+      expect(counts.compared).toBe(1)
+      expect(await own.metric('svc_responses_compared_total', { result: 'match' })).toBe(1)
+    } finally {
+      await own.stop()
+      for (const server of trickling) server.close()
+    }
   })
 
   test('forwards a body larger than the bound in full (it is only not compared)', async () => {

@@ -4,17 +4,18 @@
  * on the host's registry, close() draining the comparisons.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { DEFAULT_DIFF_CONFIG } from '../../../src/diff/index.ts'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { createLogger } from '../../../src/log/index.ts'
 import { Registry } from '../../../src/metrics/index.ts'
 import {
-  compileShadowRules,
   createProxyMetrics,
   createShadowHandler,
-  DEFAULT_HTTP_CLIENT,
+  type Capture,
   type ShadowSettings,
 } from '../../../src/proxy/index.ts'
 import { json, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { testShadowSettings } from '../../support/shadow-settings.ts'
 import { sumSamples } from './proxy-harness.ts'
 
 let live: TestUpstream
@@ -31,21 +32,7 @@ beforeAll(async () => {
 afterAll(() => stopPair())
 
 function settings(overrides: Partial<ShadowSettings> = {}): ShadowSettings {
-  return {
-    liveUrl: live.url,
-    shadowUrl: shadow.url,
-    gate: '',
-    liveTimeoutMs: 5000,
-    shadowTimeoutMs: 10_000,
-    maxBodyBytes: 0,
-    samplingRate: 1,
-    shadowRules: compileShadowRules(''),
-    maxConcurrentCallbacks: 200,
-    httpClient: DEFAULT_HTTP_CLIENT,
-    redactedFields: [],
-    diff: DEFAULT_DIFF_CONFIG,
-    ...overrides,
-  }
+  return testShadowSettings(live.url, shadow.url, overrides)
 }
 
 describe('createShadowHandler in a host server', () => {
@@ -101,6 +88,41 @@ describe('createShadowHandler in a host server', () => {
     expect(sumSamples(text, 'svc_comparisons_skipped_total', { reason: 'sampled_out' })).toBe(1)
     live.reset()
     shadow.reset()
+  })
+
+  test('the capture has live’s headers as live sent them, Content-Length included, for a body still arriving', async () => {
+    // Content-Length 10: "hello" with the headers, "world" 200 ms later, after the client's response has started.
+    const trickling = createServer((socket) => {
+      socket.on('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello')
+        setTimeout(() => socket.write('world'), 200)
+      })
+    }).listen(0, '127.0.0.1')
+    await once(trickling, 'listening')
+    const captures: Capture[] = []
+    const handler = createShadowHandler(settings({ liveUrl: `http://127.0.0.1:${(trickling.address() as AddressInfo).port}` }), {
+      logger: createLogger({ level: 'error', format: 'json', write: () => {} }),
+      sink: {
+        needsLiveBodyOfFailedShadow: true,
+        submit(capture) {
+          captures.push(capture)
+          return { kind: 'reported' }
+        },
+      },
+    })
+    // Served as a host would, so that the response really goes out before live's body is through.
+    const host = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => handler.fetch(request) })
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${host.port}/json`)).text()).toBe('helloworld')
+      await handler.close()
+      expect(captures).toHaveLength(1)
+      expect(new TextDecoder().decode(captures[0]!.live.body)).toBe('helloworld')
+      expect(captures[0]!.live.headers['Content-Length']).toEqual(['10'])
+    } finally {
+      host.stop(true)
+      trickling.close()
+      shadow.reset()
+    }
   })
 
   test('drain() aborts comparisons still running at its bound', async () => {

@@ -1,0 +1,224 @@
+/**
+ * A shadow that is down (docs/proxy.md "A shadow that is down"): after a
+ * refused connection the shadow is not tried for the refusal window, and
+ * with a sink that does not need live's body of a failed shadow (the
+ * diff-log sink) live is forwarded like an unshadowed request, the error
+ * submitted as soon as live's headers are in. A real port that refuses
+ * connections stands for the shadow.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createLogger } from '../../../src/log/index.ts'
+import {
+  createShadowHandler,
+  type Capture,
+  type CaptureSink,
+  type ShadowHandlerDeps,
+  type ShadowSettings,
+} from '../../../src/proxy/index.ts'
+import { freePort, GZIP_BYTES, JSON_TEXT, startUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
+import { testShadowSettings } from '../../support/shadow-settings.ts'
+import { standaloneEnv, startTestProxy, sumSamples } from './proxy-harness.ts'
+
+const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: refused within the last 60000 ms)'
+
+let live: TestUpstream
+let stopPair: () => Promise<void>
+
+beforeAll(async () => {
+  const pair = await startUpstreamPair()
+  live = pair.live
+  stopPair = pair.stop
+})
+
+afterAll(() => stopPair())
+
+/** Nothing listens there: every connection is refused. */
+const downUrl = () => `http://127.0.0.1:${freePort()}`
+
+function settings(overrides: Partial<ShadowSettings>): ShadowSettings {
+  return testShadowSettings(live.url, downUrl(), overrides)
+}
+
+/** A sink that keeps every capture and answers `error`, as the diff-log sink would. */
+function recordingSink(needsLiveBodyOfFailedShadow: boolean): CaptureSink & { captures: Capture[] } {
+  const captures: Capture[] = []
+  return {
+    captures,
+    needsLiveBodyOfFailedShadow,
+    submit(capture) {
+      captures.push(capture)
+      return { kind: 'compared', result: 'error' }
+    },
+  }
+}
+
+function handlerWith(sink: CaptureSink, overrides: Partial<ShadowSettings> = {}, deps: ShadowHandlerDeps = {}) {
+  return createShadowHandler(settings(overrides), {
+    logger: createLogger({ level: 'error', format: 'json', write: () => {} }),
+    sink,
+    // Long enough that no test outlives it.
+    shadowRefusalWindowMs: 60_000,
+    ...deps,
+  })
+}
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+const bodyOf = async (response: Promise<Response>) => (await response).text()
+
+describe('a shadow that is down, in the core', () => {
+  test('a sink that ignores live’s body of a failed shadow gets the error once live’s headers are in, with an empty live body', async () => {
+    const sink = recordingSink(false)
+    const handler = handlerWith(sink)
+    try {
+      // The first request tries the shadow and is refused: compared on the full path.
+      expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
+      await handler.drain()
+      expect(sink.captures).toHaveLength(1)
+      expect(text(sink.captures[0]!.live.body)).toBe(JSON_TEXT)
+      expect(text(sink.captures[0]!.shadow.body)).toBe('shadow: connection refused')
+
+      // Inside the window: submitted before the client's response is even read, no background task.
+      const id = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
+      const response = await handler.fetch(new Request('http://host/json?page=2', { headers: { 'x-request-id': id } }))
+      expect(handler.inFlight).toBe(0)
+      expect(sink.captures).toHaveLength(2)
+      expect(await response.text()).toBe(JSON_TEXT)
+      const capture = sink.captures[1]!
+      expect(capture).toMatchObject({ id, method: 'GET', path: '/json', rawQuery: 'page=2' })
+      expect(capture.live.status).toBe(200)
+      expect(capture.live.headers['Content-Type']).toEqual(['application/json'])
+      // As live sent them, although the client's response (live's own) has gone out since.
+      expect(capture.live.headers['Content-Length']).toEqual([String(JSON_TEXT.length)])
+      expect(capture.live.body.byteLength).toBe(0)
+      expect(capture.shadow).toMatchObject({ status: 0, headers: {} })
+      expect(text(capture.shadow.body)).toBe(NOT_ATTEMPTED)
+      expect(sumSamples(handler.metrics.registry.render(), 'svc_comparisons_skipped_total')).toBe(0)
+    } finally {
+      await handler.close()
+      live.reset()
+    }
+  })
+
+  test('a sink that needs live’s body (the API reporter) still gets it in full', async () => {
+    const sink = recordingSink(true)
+    const handler = handlerWith(sink)
+    try {
+      for (let i = 0; i < 3; i++) expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
+      await handler.drain()
+      expect(sink.captures).toHaveLength(3)
+      for (const capture of sink.captures) expect(text(capture.live.body)).toBe(JSON_TEXT)
+      expect(sink.captures.slice(1).map((c) => text(c.shadow.body))).toEqual([NOT_ATTEMPTED, NOT_ATTEMPTED])
+    } finally {
+      await handler.close()
+    }
+  })
+
+  test('a live failure inside the window is still answered 502 and compared with both sides failed', async () => {
+    const sink = recordingSink(false)
+    const handler = handlerWith(sink, { liveUrl: downUrl() })
+    try {
+      for (let i = 0; i < 2; i++) expect((await handler.fetch(new Request('http://host/json'))).status).toBe(502)
+      await handler.drain()
+      expect(sink.captures).toHaveLength(2)
+      const capture = sink.captures[1]!
+      expect(capture.live.status).toBe(0)
+      expect(text(capture.live.body)).toBe('live: connection refused')
+      expect(text(capture.shadow.body)).toBe(NOT_ATTEMPTED)
+    } finally {
+      await handler.close()
+    }
+  })
+
+  test('a sink that throws inside the window: report_failed, and the client still gets live', async () => {
+    let calls = 0
+    const sink: CaptureSink = {
+      needsLiveBodyOfFailedShadow: false,
+      submit() {
+        if (++calls > 1) throw new Error('sink bug')
+        return { kind: 'compared', result: 'error' }
+      },
+    }
+    const handler = handlerWith(sink)
+    try {
+      for (let i = 0; i < 2; i++) expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
+      await handler.drain()
+      const rendered = handler.metrics.registry.render()
+      expect(sumSamples(rendered, 'svc_comparisons_skipped_total', { reason: 'report_failed' })).toBe(1)
+    } finally {
+      await handler.close()
+    }
+  })
+})
+
+describe('a shadow that is down, through the proxy (standalone)', () => {
+  test('live’s responses reach the client byte for byte, each request is compared once as an error, the shadow is tried once', async () => {
+    const proxy = await startTestProxy(standaloneEnv(live.url, downUrl()))
+    try {
+      const first = await fetch(`${proxy.url}/json`)
+      expect(await first.text()).toBe(JSON_TEXT)
+
+      const json = await fetch(`${proxy.url}/json`)
+      expect(json.headers.get('content-type')).toBe('application/json')
+      expect(await json.text()).toBe(JSON_TEXT)
+      const gzip = await fetch(`${proxy.url}/gzip`, { decompress: false } as RequestInit)
+      expect(gzip.headers.get('content-encoding')).toBe('gzip')
+      expect(new Uint8Array(await gzip.arrayBuffer())).toEqual(GZIP_BYTES)
+      const large = await fetch(`${proxy.url}/large?bytes=300000`)
+      expect((await large.arrayBuffer()).byteLength).toBe(300_000)
+      const chunked = await fetch(`${proxy.url}/chunked?chunks=3&delay=20`)
+      expect(await chunked.text()).toBe('chunk 0\nchunk 1\nchunk 2\n')
+      expect((await fetch(`${proxy.url}/status/500`)).status).toBe(500)
+
+      const counts = await proxy.settled()
+      expect(counts.received).toBe(6)
+      expect(counts.compared).toBe(6)
+      expect(counts.skippedTotal).toBe(0)
+      expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(6)
+      expect(await proxy.metric('http_client_request_duration_seconds_count', { svc_target: 'shadow' })).toBe(1)
+      expect(await proxy.metric('http_client_request_duration_seconds_count', { svc_target: 'live' })).toBe(6)
+    } finally {
+      await proxy.stop()
+      live.reset()
+    }
+  })
+
+  test('inside the window live’s body is not looked at: one above SVC_APP_MAX_BODY_SIZE is an error too, not body_too_large', async () => {
+    const proxy = await startTestProxy(standaloneEnv(live.url, downUrl(), { SVC_APP_MAX_BODY_SIZE: '1000' }))
+    try {
+      await (await fetch(`${proxy.url}/status/200`)).text()
+      expect((await (await fetch(`${proxy.url}/large?bytes=5000`)).arrayBuffer()).byteLength).toBe(5000)
+      const counts = await proxy.settled()
+      expect(counts.compared).toBe(2)
+      expect(counts.skipped.body_too_large).toBe(0)
+      expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(2)
+    } finally {
+      await proxy.stop()
+      live.reset()
+    }
+  })
+
+  test('compared + skipped = received over a concurrent load while the shadow is down', async () => {
+    const proxy = await startTestProxy(
+      standaloneEnv(live.url, downUrl(), {
+        SVC_APP_SAMPLING_RATE: '0.5',
+        SVC_APP_SHADOW_RULES: 'deny GET:/status/*',
+      }),
+    )
+    try {
+      const paths = ['/json', '/gzip', '/status/404', '/large?bytes=70000', '/whoami']
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fetch(`${proxy.url}${paths[i % paths.length]}`).then((r) => r.arrayBuffer()),
+        ),
+      )
+      const counts = await proxy.settled()
+      expect(counts.received).toBe(200)
+      expect(counts.compared + counts.skippedTotal).toBe(200)
+      expect(counts.skipped.denied_by_rule).toBe(40)
+      expect(counts.compared).toBe(await proxy.metric('svc_responses_compared_total', { result: 'error' }))
+    } finally {
+      await proxy.stop()
+      live.reset()
+    }
+  })
+})
