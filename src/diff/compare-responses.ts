@@ -101,10 +101,23 @@ export function compareCaptured(
 /** Status 0 marks a failed upstream; its body is the error text (DESIGN.md "Diff semantics"). */
 function upstreamFailure(live: CapturedResponse, shadow: CapturedResponse): string | undefined {
   if (live.status !== 0 && shadow.status !== 0) return undefined
-  const parts: string[] = []
-  if (live.status === 0) parts.push(`live failed: ${errorText(live.body)}`)
-  if (shadow.status === 0) parts.push(`shadow failed: ${errorText(shadow.body)}`)
-  return parts.length === 0 ? undefined : parts.join('; ')
+  return failureCause(
+    live.status === 0 ? errorText(live.body) : undefined,
+    shadow.status === 0 ? errorText(shadow.body) : undefined,
+  )
+}
+
+/**
+ * The cause of an `error` comparison from the error texts of the failed
+ * sides (undefined for a side that answered), as compareResponses gives it
+ * for responses with status 0 and these texts as bodies. The proxy uses it
+ * when the shadow was not even tried, so that nothing is built to compare.
+ */
+export function failureCause(liveError: string | undefined, shadowError: string | undefined): string {
+  const live = liveError === undefined ? undefined : `live failed: ${causeText(liveError)}`
+  const shadow = shadowError === undefined ? undefined : `shadow failed: ${causeText(shadowError)}`
+  if (live === undefined) return shadow ?? 'no side failed'
+  return shadow === undefined ? live : `${live}; ${shadow}`
 }
 
 const MAX_CAUSE_LENGTH = 500
@@ -112,7 +125,11 @@ const MAX_CAUSE_LENGTH = 500
 function errorText(body: Uint8Array): string {
   // A view only when needed: error texts are short, and each view is an allocation.
   const head = body.byteLength > MAX_CAUSE_LENGTH * 4 ? body.subarray(0, MAX_CAUSE_LENGTH * 4) : body
-  const text = lossyText(head).trim()
+  return lossyText(head)
+}
+
+function causeText(errorText: string): string {
+  const text = errorText.trim()
   if (text === '') return 'no response'
   return text.length > MAX_CAUSE_LENGTH ? text.slice(0, MAX_CAUSE_LENGTH) + '…' : text
 }

@@ -12,7 +12,7 @@ export {
   type CaptureOptions,
 } from './capture-options.ts'
 export { processCapture, type CaptureInput, type ProcessedCapture } from './process-capture.ts'
-export { compareResponses } from './compare-responses.ts'
+export { compareResponses, failureCause } from './compare-responses.ts'
 export { compareDocuments } from './compare-documents.ts'
 export { compileDiffConfig, CompiledDiffConfig } from './compiled-diff-config.ts'
 export { formatPatch } from './format-patch.ts'

@@ -29,8 +29,7 @@ export function createApiReporter(options: ApiReporterOptions): CaptureSink {
   const { client, redactHeaders, reported, warnings } = options
   const path = `/gates/${options.gateId}/requests`
   return {
-    // The API stores live's response, body included, whatever the shadow did.
-    needsLiveBodyOfFailedShadow: true,
+    // No shadowNotAttempted: the API stores live's response, body included, whatever the shadow did.
     async submit(capture, signal): Promise<SinkOutcome> {
       const body = JSON.stringify(createRequestPayload(capture, redactHeaders))
       const outcome = await client.call({ method: 'POST', path, body, headers: { 'x-request-id': capture.id }, signal })

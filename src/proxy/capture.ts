@@ -43,24 +43,38 @@ export type SinkOutcome =
   | { readonly kind: 'skipped'; readonly reason: SkipReason }
 
 /**
+ * A request that arrived while the shadow was known to be down (it refused
+ * a connection within the refusal window, `refusal-window.ts`): no shadow
+ * request was sent, so the comparison is an `error` whatever live answered
+ * (DESIGN.md "Diff semantics").
+ */
+export interface ShadowNotAttempted {
+  readonly id: string
+  readonly method: string
+  /** The path without its query. */
+  readonly path: string
+  /** Live's status; 0 when live failed. */
+  readonly liveStatus: number
+  /** The comparison's cause, as compareResponses gives it for these sides (`failureCause`). */
+  readonly cause: string
+}
+
+/**
  * Where completed captures go: the standalone diff-and-log sink, or the API
  * reporter. `signal` aborts at shutdown when the drain bound is reached.
  * A sink counts its own successes; the handler counts skips.
  */
 export interface CaptureSink {
-  /**
-   * Whether the sink uses live's body when the shadow failed. The diff-log
-   * sink does not (a failed shadow is an `error` whatever live sent: it
-   * needs the statuses and the cause); the API reporter does (it stores
-   * live's response). When false, a request that arrives while the shadow
-   * is known to be down (`refusal-window.ts`) is forwarded like an
-   * unshadowed one and submitted once live's headers are in, with an empty
-   * live body (`refused-shadow-forwarder.ts`), outside the background tasks
-   * (its signal never aborts, the drain does not wait for it): such a sink
-   * should answer at once, as the diff-log sink does.
-   */
-  readonly needsLiveBodyOfFailedShadow: boolean
   submit(capture: Capture, signal: AbortSignal): Promise<SinkOutcome> | SinkOutcome
+  /**
+   * For a sink that needs only the statuses and the cause of an error (the
+   * diff-log sink; not the API reporter, which stores live's response):
+   * while the shadow is known to be down, live is forwarded like an
+   * unshadowed request and this is called once live's headers are in,
+   * instead of `submit` with a whole capture (`refused-shadow-forwarder.ts`).
+   * It must answer at once: nothing waits for it at shutdown.
+   */
+  shadowNotAttempted?(request: ShadowNotAttempted): SinkOutcome
 }
 
 /** A Headers object as SPEC.md's header map (canonical name to values); Set-Cookie keeps each value. */

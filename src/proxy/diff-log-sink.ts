@@ -9,7 +9,7 @@
 import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions } from '../diff/index.ts'
 import type { Logger, RateLimitedLogger } from '../log/index.ts'
 import type { GateComparisons } from '../metrics/index.ts'
-import type { Capture, CaptureSink, SinkOutcome } from './capture.ts'
+import type { Capture, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture.ts'
 import type { ShadowSettings } from './shadow-settings.ts'
 
 export interface DiffLogSinkOptions {
@@ -29,9 +29,28 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     redactedFields: options.settings.redactedFields,
     maxBodyBytes: options.settings.maxBodyBytes,
   })
+  const erred: SinkOutcome = { kind: 'compared', result: 'error' }
+
+  // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
+  // shadow that is down fails every request the same way: one line per
+  // interval, the counter has the exact number.
+  function error(id: string, method: string, path: string, liveStatus: number, shadowStatus: number, cause: string) {
+    comparisons.record('error')
+    warnings.warn(
+      'comparison failed',
+      {
+        'request.id': id,
+        'request.method': method,
+        'request.path': path,
+        live_status: liveStatus,
+        shadow_status: shadowStatus,
+        cause,
+      },
+      'comparison failed',
+    )
+  }
+
   return {
-    // An error is counted and logged with statuses, ids and cause only.
-    needsLiveBodyOfFailedShadow: false,
     submit(capture: Capture): SinkOutcome {
       // Only the verdict is used: nothing is stored, so nothing is redacted
       // (redacted fields are excluded from the comparison either way).
@@ -52,25 +71,15 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
           })
           break
         case 'error':
-          // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
-          // shadow that is down fails every request the same way: one line
-          // per interval, the counter has the exact number.
-          comparisons.record('error')
-          warnings.warn(
-            'comparison failed',
-            {
-              'request.id': capture.id,
-              'request.method': capture.method,
-              'request.path': capture.path,
-              live_status: capture.live.status,
-              shadow_status: capture.shadow.status,
-              cause: comparison.cause,
-            },
-            'comparison failed',
-          )
+          error(capture.id, capture.method, capture.path, capture.live.status, capture.shadow.status, comparison.cause)
           break
       }
       return { kind: 'compared', result: comparison.kind }
+    },
+    // An error needs the statuses, the ids and the cause only.
+    shadowNotAttempted(request: ShadowNotAttempted): SinkOutcome {
+      error(request.id, request.method, request.path, request.liveStatus, 0, request.cause)
+      return erred
     },
   }
 }

@@ -11,7 +11,7 @@ export { DEFAULT_HTTP_CLIENT, type HttpClientSettings, type ShadowSettings } fro
 export { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 export { createUpstreamPool, type UpstreamClient, type UpstreamPool } from './upstream-pool.ts'
 export { createDiffLogSink, DIFF_LOG_MESSAGE, type DiffLogSinkOptions } from './diff-log-sink.ts'
-export type { Capture, CapturedExchange, CaptureSink, SinkOutcome } from './capture.ts'
+export type { Capture, CapturedExchange, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture.ts'
 export type { DrainResult } from './background-tasks.ts'
 export { compileShadowRules, ShadowRuleError, BASE_SHADOW_RULES, type ShadowRules } from './shadow-rules.ts'
 export { createSampler, type RandomSource, type Sampler } from './sampler.ts'

@@ -122,20 +122,21 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 
   const logUnexpected = (error: unknown) => logger.error('background comparison failed unexpectedly', { error })
   // While the shadow is known to be down (DESIGN.md "Diff semantics": an
-  // error whatever live sends), a sink that ignores live's body of a failed
-  // shadow gets the error without live's body being kept.
-  const forwardRefused = sink.needsLiveBodyOfFailedShadow
-    ? undefined
-    : createRefusedShadowForwarder({
-        live,
-        sink,
-        notAttemptedText,
-        settle(outcome) {
-          callbacks.release()
-          if (outcome.kind === 'skipped') skips.inc(outcome.reason)
-        },
-        onUnexpected: logUnexpected,
-      })
+  // error whatever live sends), a sink that takes an error from the statuses
+  // and the cause alone gets it without anything of live's response kept.
+  const forwardRefused =
+    sink.shadowNotAttempted === undefined
+      ? undefined
+      : createRefusedShadowForwarder({
+          live,
+          report: sink.shadowNotAttempted.bind(sink),
+          notAttemptedText,
+          settle(outcome) {
+            callbacks.release()
+            if (outcome.kind === 'skipped') skips.inc(outcome.reason)
+          },
+          onUnexpected: logUnexpected,
+        })
 
   function skip(reason: SkipReason, method: string, path: string): void {
     skips.inc(reason)
@@ -206,9 +207,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       }
     }
     const id = requestIdOf(request.headers)
-    // The shadow refused a connection within the window and the sink does
-    // not read live's body of a failed shadow: forwarded as an unshadowed
-    // request, compared as an error when live's headers are in
+    // The shadow refused a connection within the window and the sink takes
+    // the error without a capture: forwarded as an unshadowed request,
+    // compared as an error when live's headers are in
     // (`refused-shadow-forwarder.ts`, which gives the slot back).
     if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
       return forwardRefused({ id, method, target, headers, body: body === null ? null : bytes })

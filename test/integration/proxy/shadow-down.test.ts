@@ -1,18 +1,20 @@
 /**
  * A shadow that is down (docs/proxy.md "A shadow that is down"): after a
  * refused connection the shadow is not tried for the refusal window, and
- * with a sink that does not need live's body of a failed shadow (the
- * diff-log sink) live is forwarded like an unshadowed request, the error
- * submitted as soon as live's headers are in. A real port that refuses
+ * with a sink that takes the error without a capture (the diff-log sink's
+ * `shadowNotAttempted`) live is forwarded like an unshadowed request, the
+ * sink told as soon as live's headers are in. A real port that refuses
  * connections stands for the shadow.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { compareResponses, DEFAULT_DIFF_CONFIG } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import {
   createShadowHandler,
   type Capture,
   type CaptureSink,
   type ShadowHandlerDeps,
+  type ShadowNotAttempted,
   type ShadowSettings,
 } from '../../../src/proxy/index.ts'
 import { freePort, GZIP_BYTES, JSON_TEXT, startUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
@@ -39,17 +41,28 @@ function settings(overrides: Partial<ShadowSettings>): ShadowSettings {
   return testShadowSettings(live.url, downUrl(), overrides)
 }
 
-/** A sink that keeps every capture and answers `error`, as the diff-log sink would. */
-function recordingSink(needsLiveBodyOfFailedShadow: boolean): CaptureSink & { captures: Capture[] } {
+/**
+ * A sink that keeps every capture and answers `error`, as the diff-log sink
+ * would; with `notAttempted`, it also takes errors without a capture.
+ */
+function recordingSink(notAttempted: boolean): CaptureSink & { captures: Capture[]; notAttempted: ShadowNotAttempted[] } {
   const captures: Capture[] = []
-  return {
+  const notAttemptedRequests: ShadowNotAttempted[] = []
+  const sink: CaptureSink & { captures: Capture[]; notAttempted: ShadowNotAttempted[] } = {
     captures,
-    needsLiveBodyOfFailedShadow,
+    notAttempted: notAttemptedRequests,
     submit(capture) {
       captures.push(capture)
       return { kind: 'compared', result: 'error' }
     },
   }
+  if (notAttempted) {
+    sink.shadowNotAttempted = (request) => {
+      notAttemptedRequests.push(request)
+      return { kind: 'compared', result: 'error' }
+    }
+  }
+  return sink
 }
 
 function handlerWith(sink: CaptureSink, overrides: Partial<ShadowSettings> = {}, deps: ShadowHandlerDeps = {}) {
@@ -66,8 +79,8 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const bodyOf = async (response: Promise<Response>) => (await response).text()
 
 describe('a shadow that is down, in the core', () => {
-  test('a sink that ignores live’s body of a failed shadow gets the error once live’s headers are in, with an empty live body', async () => {
-    const sink = recordingSink(false)
+  test('a sink that takes errors without a capture is told once live’s headers are in, with the cause compareResponses would give', async () => {
+    const sink = recordingSink(true)
     const handler = handlerWith(sink)
     try {
       // The first request tries the shadow and is refused: compared on the full path.
@@ -77,21 +90,22 @@ describe('a shadow that is down, in the core', () => {
       expect(text(sink.captures[0]!.live.body)).toBe(JSON_TEXT)
       expect(text(sink.captures[0]!.shadow.body)).toBe('shadow: connection refused')
 
-      // Inside the window: submitted before the client's response is even read, no background task.
+      // Inside the window: told before the client's response is even read, no background task, no capture.
       const id = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
       const response = await handler.fetch(new Request('http://host/json?page=2', { headers: { 'x-request-id': id } }))
       expect(handler.inFlight).toBe(0)
-      expect(sink.captures).toHaveLength(2)
+      expect(sink.captures).toHaveLength(1)
+      expect(sink.notAttempted).toEqual([
+        { id, method: 'GET', path: '/json', liveStatus: 200, cause: `shadow failed: ${NOT_ATTEMPTED}` },
+      ])
       expect(await response.text()).toBe(JSON_TEXT)
-      const capture = sink.captures[1]!
-      expect(capture).toMatchObject({ id, method: 'GET', path: '/json', rawQuery: 'page=2' })
-      expect(capture.live.status).toBe(200)
-      expect(capture.live.headers['Content-Type']).toEqual(['application/json'])
-      // As live sent them, although the client's response (live's own) has gone out since.
-      expect(capture.live.headers['Content-Length']).toEqual([String(JSON_TEXT.length)])
-      expect(capture.live.body.byteLength).toBe(0)
-      expect(capture.shadow).toMatchObject({ status: 0, headers: {} })
-      expect(text(capture.shadow.body)).toBe(NOT_ATTEMPTED)
+      // The same cause as a whole capture with that shadow side gets.
+      const comparison = compareResponses(
+        sink.captures[0]!.live,
+        { status: 0, headers: {}, body: new TextEncoder().encode(NOT_ATTEMPTED) },
+        { diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 },
+      )
+      expect(comparison).toEqual({ kind: 'error', cause: sink.notAttempted[0]!.cause })
       expect(sumSamples(handler.metrics.registry.render(), 'svc_comparisons_skipped_total')).toBe(0)
     } finally {
       await handler.close()
@@ -100,7 +114,7 @@ describe('a shadow that is down, in the core', () => {
   })
 
   test('a sink that needs live’s body (the API reporter) still gets it in full', async () => {
-    const sink = recordingSink(true)
+    const sink = recordingSink(false)
     const handler = handlerWith(sink)
     try {
       for (let i = 0; i < 3; i++) expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
@@ -114,28 +128,27 @@ describe('a shadow that is down, in the core', () => {
   })
 
   test('a live failure inside the window is still answered 502 and compared with both sides failed', async () => {
-    const sink = recordingSink(false)
+    const sink = recordingSink(true)
     const handler = handlerWith(sink, { liveUrl: downUrl() })
     try {
       for (let i = 0; i < 2; i++) expect((await handler.fetch(new Request('http://host/json'))).status).toBe(502)
       await handler.drain()
-      expect(sink.captures).toHaveLength(2)
-      const capture = sink.captures[1]!
-      expect(capture.live.status).toBe(0)
-      expect(text(capture.live.body)).toBe('live: connection refused')
-      expect(text(capture.shadow.body)).toBe(NOT_ATTEMPTED)
+      expect(sink.captures).toHaveLength(1)
+      expect(sink.notAttempted).toHaveLength(1)
+      expect(sink.notAttempted[0]).toMatchObject({
+        liveStatus: 0,
+        cause: `live failed: live: connection refused; shadow failed: ${NOT_ATTEMPTED}`,
+      })
     } finally {
       await handler.close()
     }
   })
 
   test('a sink that throws inside the window: report_failed, and the client still gets live', async () => {
-    let calls = 0
     const sink: CaptureSink = {
-      needsLiveBodyOfFailedShadow: false,
-      submit() {
-        if (++calls > 1) throw new Error('sink bug')
-        return { kind: 'compared', result: 'error' }
+      submit: () => ({ kind: 'compared', result: 'error' }),
+      shadowNotAttempted() {
+        throw new Error('sink bug')
       },
     }
     const handler = handlerWith(sink)

@@ -103,7 +103,6 @@ describe('createShadowHandler in a host server', () => {
     const handler = createShadowHandler(settings({ liveUrl: `http://127.0.0.1:${(trickling.address() as AddressInfo).port}` }), {
       logger: createLogger({ level: 'error', format: 'json', write: () => {} }),
       sink: {
-        needsLiveBodyOfFailedShadow: true,
         submit(capture) {
           captures.push(capture)
           return { kind: 'reported' }
