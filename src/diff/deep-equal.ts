@@ -103,7 +103,7 @@ export function equalWithin(
 function boundedEqual(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
-    return typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= tolerance
+    return tolerance > 0 && withinTolerance(a, b)
   }
   if (--budget < 0 || depth >= MAX_COMPARE_DEPTH) {
     budget = -1
@@ -132,4 +132,8 @@ function boundedEqual(a: unknown, b: unknown, depth: number): boolean {
   }
   for (const _ in y) count--
   return count === 0
+}
+
+function withinTolerance(a: unknown, b: unknown): boolean {
+  return typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= tolerance
 }
