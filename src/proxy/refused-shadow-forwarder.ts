@@ -23,7 +23,7 @@
  * made of the comparison.
  */
 import { failureCause } from '../diff/index.ts'
-import type { ShadowNotAttempted, SinkOutcome } from './capture.ts'
+import { splitTarget, type ShadowNotAttempted, type SinkOutcome } from './capture.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
 
 export interface RefusedShadowForwarderOptions {
@@ -61,13 +61,12 @@ export function createRefusedShadowForwarder(
 
   return async ({ id, method, target, headers, body }) => {
     const result = await live.send(method, target, headers, body)
-    const query = target.indexOf('?')
     let outcome: SinkOutcome
     try {
       outcome = report({
         id,
         method,
-        path: query === -1 ? target : target.slice(0, query),
+        path: splitTarget(target).path,
         liveStatus: result.ok ? result.exchange.response.status : 0,
         cause: result.ok ? shadowOnlyCause : failureCause(result.error.message, notAttemptedText),
       })
