@@ -22,6 +22,7 @@ import {
   waitFor,
   type TestUpstream,
 } from './upstreams.ts'
+import { readTimed } from './timed-read.ts'
 
 /**
  * The settings a case may change, named as the module's object form (the
@@ -217,18 +218,10 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
       c.live.route('/api/chunked', chunked)
       c.shadow.route('/api/chunked', chunked)
       const started = performance.now()
-      const reader = (await c.request('/api/chunked')).body!.getReader()
-      let text = ''
-      let firstAt: number | undefined
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        firstAt ??= performance.now() - started
-        text += new TextDecoder().decode(value)
-      }
+      const { text, firstAt, endAt } = await readTimed(await c.request('/api/chunked'), started)
       expect(text).toBe('chunk 0\nchunk 1\nchunk 2\n')
       // Live takes ~750 ms in all; the first chunk must not wait for the rest.
-      expect(performance.now() - started - firstAt!).toBeGreaterThan(350)
+      expect(endAt - firstAt).toBeGreaterThan(350)
     },
   },
   {

@@ -10,6 +10,7 @@ import {
   type TestUpstream,
 } from '../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
+import { readTimed } from '../../support/timed-read.ts'
 
 let live: TestUpstream
 let shadow: TestUpstream
@@ -63,20 +64,10 @@ describe('the client gets live’s response untouched', () => {
 
   test('streams a chunked body: the first chunk arrives before live has finished', async () => {
     const started = performance.now()
-    const response = await fetch(`${proxy.url}/chunked?chunks=4&delay=300`)
-    const reader = response.body!.getReader()
-    const first = await reader.read()
-    const firstAt = performance.now() - started
-    let text = new TextDecoder().decode(first.value)
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      text += new TextDecoder().decode(value)
-    }
-    const totalAt = performance.now() - started
+    const { text, firstAt, endAt } = await readTimed(await fetch(`${proxy.url}/chunked?chunks=4&delay=300`), started)
     expect(text).toBe('chunk 0\nchunk 1\nchunk 2\nchunk 3\n')
     // Live takes ~1.2 s in all; the first chunk must not wait for the rest.
-    expect(totalAt - firstAt).toBeGreaterThan(600)
+    expect(endAt - firstAt).toBeGreaterThan(600)
   })
 
   test('streams a small body of announced length that trickles in, and still compares it', async () => {
@@ -94,18 +85,9 @@ describe('the client gets live’s response untouched', () => {
     const own = await startTestProxy(standaloneEnv(liveUrl!, shadowUrl!))
     try {
       const started = performance.now()
-      const response = await fetch(`${own.url}/`)
-      const reader = response.body!.getReader()
-      const first = await reader.read()
-      const firstAt = performance.now() - started
-      let text = new TextDecoder().decode(first.value)
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        text += new TextDecoder().decode(value)
-      }
+      const { text, firstChunk, firstAt } = await readTimed(await fetch(`${own.url}/`), started)
       expect(text).toBe('helloworld')
-      expect(new TextDecoder().decode(first.value)).toBe('hello')
+      expect(firstChunk).toBe('hello')
       expect(firstAt).toBeLessThan(300)
       const counts = await own.settled()
       expect(counts.compared).toBe(1)
