@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { beforeEach, describe, expect, test } from 'bun:test'
 import { CLEANUP_LOCK_KEY, compactRollups, runCleanup } from '../../../src/store/cleanup.ts'
 import { openDatabase } from '../../../src/store/database.ts'
-import { createGateStore, type GateStore } from '../../../src/store/gate-store.ts'
-import { createRequestStore, type RequestStore } from '../../../src/store/request-store.ts'
-import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { at, capture, HOUR, insertAll, MINUTE, rollupDrift } from './fixtures.ts'
+import type { GateStore } from '../../../src/store/gate-store.ts'
+import type { RequestStore } from '../../../src/store/request-store.ts'
+import { BACKENDS, type TestDatabase } from '../../support/database.ts'
+import { at, capture, HOUR, insertAll, MINUTE, rollupDrift, useStores } from './fixtures.ts'
 
 const FLOOR = HOUR
 
@@ -13,12 +13,7 @@ describe.each(BACKENDS)('cleanup on %s', (kind) => {
   let gates: GateStore
   let requests: RequestStore
 
-  beforeAll(async () => {
-    t = await createTestDatabase(kind)
-    gates = createGateStore(t.db.sql)
-    requests = createRequestStore(t.db.sql)
-  }, DATABASE_HOOK_TIMEOUT_MS)
-  afterAll(() => t?.drop())
+  useStores(kind, (stores) => ({ t, gates, requests } = stores))
   beforeEach(async () => {
     await t.db.sql`DELETE FROM gates`
   })

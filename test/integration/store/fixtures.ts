@@ -1,6 +1,31 @@
+import { afterAll, beforeAll } from 'bun:test'
 import type postgres from 'postgres'
+import { createGateStore, type GateStore } from '../../../src/store/gate-store.ts'
+import { createRequestStore, type RequestStore } from '../../../src/store/request-store.ts'
 import type { CaptureInput, HeaderMap, PatchOp } from '../../../src/store/rows.ts'
-import type { RequestStore } from '../../../src/store/request-store.ts'
+import { createStatsStore, type StatsStore } from '../../../src/store/stats-store.ts'
+import { createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type Backend, type TestDatabase } from '../../support/database.ts'
+
+export interface Stores {
+  readonly t: TestDatabase
+  readonly gates: GateStore
+  readonly requests: RequestStore
+  readonly stats: StatsStore
+}
+
+/**
+ * A test database of `kind` with the stores on it, made before the suite's
+ * tests (handed to `ready`) and dropped after them.
+ */
+export function useStores(kind: Backend, ready: (stores: Stores) => void): void {
+  let t: TestDatabase | undefined
+  beforeAll(async () => {
+    t = await createTestDatabase(kind)
+    const sql = t.db.sql
+    ready({ t, gates: createGateStore(sql), requests: createRequestStore(sql), stats: createStatsStore(sql) })
+  }, DATABASE_HOOK_TIMEOUT_MS)
+  afterAll(() => t?.drop())
+}
 
 export interface CaptureSpec {
   id?: string

@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { beforeEach, describe, expect, test } from 'bun:test'
 import { ConflictError } from '../../../src/errors/app-error.ts'
-import { createGateStore, GATE_SORT_KEYS, type GateStore } from '../../../src/store/gate-store.ts'
-import { createRequestStore, type RequestStore } from '../../../src/store/request-store.ts'
+import { GATE_SORT_KEYS, type GateStore } from '../../../src/store/gate-store.ts'
+import type { RequestStore } from '../../../src/store/request-store.ts'
 import type { Gate } from '../../../src/store/rows.ts'
-import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { HOUR, insertAll } from './fixtures.ts'
+import { BACKENDS, type TestDatabase } from '../../support/database.ts'
+import { HOUR, insertAll, useStores } from './fixtures.ts'
 
 describe.each(BACKENDS)('gate store on %s', (kind) => {
   let t: TestDatabase
   let gates: GateStore
   let requests: RequestStore
 
-  beforeAll(async () => {
-    t = await createTestDatabase(kind)
-    gates = createGateStore(t.db.sql)
-    requests = createRequestStore(t.db.sql)
-  }, DATABASE_HOOK_TIMEOUT_MS)
-  afterAll(() => t?.drop())
+  useStores(kind, (stores) => ({ t, gates, requests } = stores))
   beforeEach(async () => {
     await t.db.sql`DELETE FROM gates`
   })

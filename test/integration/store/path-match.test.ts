@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { createGateStore, type GateStore } from '../../../src/store/gate-store.ts'
+import type { GateStore } from '../../../src/store/gate-store.ts'
 import { MAX_LOOKUP_PATHS, resolvePathMatch } from '../../../src/store/path-match.ts'
 import { rebuildRollups } from '../../../src/store/rebuild-rollups.ts'
 import {
-  createRequestStore,
   REQUEST_SORT_KEYS,
   type RequestListQuery,
   type RequestStore,
 } from '../../../src/store/request-store.ts'
 import type { CaptureInput } from '../../../src/store/rows.ts'
-import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { at, insertAll, MINUTE, rollupDrift } from './fixtures.ts'
+import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
+import { at, insertAll, MINUTE, rollupDrift, useStores } from './fixtures.ts'
 
 describe.each(BACKENDS)('path filter on %s', (kind) => {
   let t: TestDatabase
@@ -19,12 +18,7 @@ describe.each(BACKENDS)('path filter on %s', (kind) => {
   let requests: RequestStore
   let gateSeq = 0
 
-  beforeAll(async () => {
-    t = await createTestDatabase(kind)
-    gates = createGateStore(t.db.sql)
-    requests = createRequestStore(t.db.sql)
-  }, DATABASE_HOOK_TIMEOUT_MS)
-  afterAll(() => t?.drop())
+  useStores(kind, (stores) => ({ t, gates, requests } = stores))
 
   const newGate = async () => {
     const n = ++gateSeq

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { ConflictError, InvalidBodyError, NotFoundError } from '../../../src/errors/app-error.ts'
-import { createGateStore, type GateStore } from '../../../src/store/gate-store.ts'
+import type { GateStore } from '../../../src/store/gate-store.ts'
 import {
-  createRequestStore,
   REQUEST_SORT_KEYS,
   type RequestListQuery,
   type RequestStore,
 } from '../../../src/store/request-store.ts'
 import type { CaptureInput } from '../../../src/store/rows.ts'
-import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { at, capture, insertAll, MINUTE, rollupDrift, SECOND, type CaptureSpec } from './fixtures.ts'
+import { BACKENDS, type TestDatabase } from '../../support/database.ts'
+import { at, capture, insertAll, MINUTE, rollupDrift, SECOND, useStores, type CaptureSpec } from './fixtures.ts'
 
 describe.each(BACKENDS)('request store on %s', (kind) => {
   let t: TestDatabase
@@ -17,12 +16,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
   let requests: RequestStore
   let gateSeq = 0
 
-  beforeAll(async () => {
-    t = await createTestDatabase(kind)
-    gates = createGateStore(t.db.sql)
-    requests = createRequestStore(t.db.sql)
-  }, DATABASE_HOOK_TIMEOUT_MS)
-  afterAll(() => t?.drop())
+  useStores(kind, (stores) => ({ t, gates, requests } = stores))
 
   const newGate = async () => {
     const n = ++gateSeq

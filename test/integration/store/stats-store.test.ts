@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { beforeEach, describe, expect, test } from 'bun:test'
 import { compactRollups } from '../../../src/store/cleanup.ts'
-import { createGateStore, type GateStore } from '../../../src/store/gate-store.ts'
+import type { GateStore } from '../../../src/store/gate-store.ts'
 import { rebuildRollups } from '../../../src/store/rebuild-rollups.ts'
-import { createRequestStore, type RequestStore } from '../../../src/store/request-store.ts'
-import { createStatsStore, type StatsStore } from '../../../src/store/stats-store.ts'
-import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { at, capture, HOUR, insertAll, MINUTE, rollupDrift, type CaptureSpec } from './fixtures.ts'
+import type { RequestStore } from '../../../src/store/request-store.ts'
+import type { StatsStore } from '../../../src/store/stats-store.ts'
+import { BACKENDS, type TestDatabase } from '../../support/database.ts'
+import { at, capture, HOUR, insertAll, MINUTE, rollupDrift, useStores, type CaptureSpec } from './fixtures.ts'
 
 const DAY = 24 * HOUR
 
@@ -15,13 +15,7 @@ describe.each(BACKENDS)('stats on %s', (kind) => {
   let requests: RequestStore
   let stats: StatsStore
 
-  beforeAll(async () => {
-    t = await createTestDatabase(kind)
-    gates = createGateStore(t.db.sql)
-    requests = createRequestStore(t.db.sql)
-    stats = createStatsStore(t.db.sql)
-  }, DATABASE_HOOK_TIMEOUT_MS)
-  afterAll(() => t?.drop())
+  useStores(kind, (stores) => ({ t, gates, requests, stats } = stores))
   beforeEach(async () => {
     await t.db.sql`DELETE FROM gates`
   })
