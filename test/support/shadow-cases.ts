@@ -11,14 +11,14 @@
  * whichever target forwarded them, and the rule `allow POST:/api/search`
  * reads the same for both.
  */
-import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { SKIP_REASONS, type SkipReason } from '../../src/metrics/index.ts'
 import {
   freePort,
   GZIP_BYTES,
   json,
   JSON_TEXT,
-  startUpstreamPair,
+  useUpstreamPair,
   waitFor,
   type TestUpstream,
 } from './upstreams.ts'
@@ -536,21 +536,7 @@ export function shadowCaseSuite(
 ): void {
   let live: TestUpstream
   let shadow: TestUpstream
-  let stopPair: () => Promise<void>
-
-  beforeAll(async () => {
-    const pair = await startUpstreamPair()
-    live = pair.live
-    shadow = pair.shadow
-    stopPair = pair.stop
-  })
-
-  afterEach(() => {
-    live.reset()
-    shadow.reset()
-  })
-
-  afterAll(() => stopPair())
+  useUpstreamPair((pair) => ({ live, shadow } = pair))
 
   for (const shadowCase of cases) {
     test(shadowCase.name, async () => {

@@ -17,6 +17,7 @@
  * | `/hop-by-hop`                  | a response carrying hop-by-hop headers                  |
  * | anything else                  | `{"path": <path>}`                                      |
  */
+import { afterAll, afterEach, beforeAll } from 'bun:test'
 import { gzipSync } from 'node:zlib'
 
 export interface RecordedRequest {
@@ -203,6 +204,24 @@ export async function startUpstreamPair(): Promise<{ live: TestUpstream; shadow:
       await Promise.all([live.stop(), shadow.stop()])
     },
   }
+}
+
+/**
+ * Live and shadow for a test file or suite: started before its tests,
+ * reset after each test (routes and recorded requests), stopped after all.
+ * `ready` receives them.
+ */
+export function useUpstreamPair(ready: (pair: { live: TestUpstream; shadow: TestUpstream }) => void): void {
+  let pair: Awaited<ReturnType<typeof startUpstreamPair>> | undefined
+  beforeAll(async () => {
+    pair = await startUpstreamPair()
+    ready(pair)
+  })
+  afterEach(() => {
+    pair?.live.reset()
+    pair?.shadow.reset()
+  })
+  afterAll(() => pair?.stop())
 }
 
 /** A TCP server that accepts connections and breaks them as soon as a request arrives (a reset upstream). */

@@ -3,7 +3,7 @@
  * (shared-cases.test.ts): living in a host next to its routes, the prefix,
  * gate.fetch outside Elysia, the registry, and closing with the host.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createHttpServerMetrics, Registry } from '../../../src/metrics/index.ts'
 import {
@@ -13,26 +13,12 @@ import {
   type SvcGateOptions,
 } from '../../../src/module/index.ts'
 import { sumSamples } from '../../support/shadow-cases.ts'
-import { json, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { HOST_KINDS, memoryLogger, startHost } from './module-harness.ts'
 
 let live: TestUpstream
 let shadow: TestUpstream
-let stopPair: () => Promise<void>
-
-beforeAll(async () => {
-  const pair = await startUpstreamPair()
-  live = pair.live
-  shadow = pair.shadow
-  stopPair = pair.stop
-})
-
-afterEach(() => {
-  live.reset()
-  shadow.reset()
-})
-
-afterAll(() => stopPair())
+useUpstreamPair((pair) => ({ live, shadow } = pair))
 
 const quiet = () => memoryLogger().logger
 const options = (extra: Partial<SvcGateOptions> = {}): SvcGateOptions => ({

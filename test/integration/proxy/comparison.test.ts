@@ -1,24 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { freePort, gzipJson, json, JSON_DOCUMENT, startUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
+import { describe, expect, test } from 'bun:test'
+import { freePort, gzipJson, json, JSON_DOCUMENT, useUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 
 let live: TestUpstream
 let shadow: TestUpstream
-let stopPair: () => Promise<void>
-
-beforeAll(async () => {
-  const pair = await startUpstreamPair()
-  live = pair.live
-  shadow = pair.shadow
-  stopPair = pair.stop
-})
-
-afterEach(() => {
-  live.reset()
-  shadow.reset()
-})
-
-afterAll(() => stopPair())
+useUpstreamPair((pair) => ({ live, shadow } = pair))
 
 /** Runs `body` against a fresh standalone proxy, stopping it afterwards. */
 async function withProxy(env: Record<string, string>, body: (proxy: ProxyUnderTest) => Promise<void>): Promise<void> {

@@ -6,7 +6,7 @@
  * sink told as soon as live's headers are in. A real port that refuses
  * connections stands for the shadow.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { compareResponses, DEFAULT_DIFF_CONFIG } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import {
@@ -17,22 +17,14 @@ import {
   type ShadowNotAttempted,
   type ShadowSettings,
 } from '../../../src/proxy/index.ts'
-import { freePort, GZIP_BYTES, JSON_TEXT, startUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
+import { freePort, GZIP_BYTES, JSON_TEXT, useUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
 import { testShadowSettings } from '../../support/shadow-settings.ts'
 import { standaloneEnv, startTestProxy, sumSamples } from './proxy-harness.ts'
 
 const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: refused within the last 60000 ms)'
 
 let live: TestUpstream
-let stopPair: () => Promise<void>
-
-beforeAll(async () => {
-  const pair = await startUpstreamPair()
-  live = pair.live
-  stopPair = pair.stop
-})
-
-afterAll(() => stopPair())
+useUpstreamPair((pair) => ({ live } = pair))
 
 /** Nothing listens there: every connection is refused. */
 const downUrl = () => `http://127.0.0.1:${freePort()}`
@@ -109,7 +101,6 @@ describe('a shadow that is down, in the core', () => {
       expect(sumSamples(handler.metrics.registry.render(), 'svc_comparisons_skipped_total')).toBe(0)
     } finally {
       await handler.close()
-      live.reset()
     }
   })
 
@@ -191,7 +182,6 @@ describe('a shadow that is down, through the proxy (standalone)', () => {
       expect(await proxy.metric('http_client_request_duration_seconds_count', { svc_target: 'live' })).toBe(6)
     } finally {
       await proxy.stop()
-      live.reset()
     }
   })
 
@@ -206,7 +196,6 @@ describe('a shadow that is down, through the proxy (standalone)', () => {
       expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(2)
     } finally {
       await proxy.stop()
-      live.reset()
     }
   })
 
@@ -231,7 +220,6 @@ describe('a shadow that is down, through the proxy (standalone)', () => {
       expect(counts.compared).toBe(await proxy.metric('svc_responses_compared_total', { result: 'error' }))
     } finally {
       await proxy.stop()
-      live.reset()
     }
   })
 })

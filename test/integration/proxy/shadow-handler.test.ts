@@ -3,7 +3,7 @@
  * host's own Bun.serve, a path prefix stripped before forwarding, metrics
  * on the host's registry, close() draining the comparisons.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { once } from 'node:events'
 import { createServer, type AddressInfo } from 'node:net'
 import { createLogger } from '../../../src/log/index.ts'
@@ -14,22 +14,13 @@ import {
   type Capture,
   type ShadowSettings,
 } from '../../../src/proxy/index.ts'
-import { json, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { testShadowSettings } from '../../support/shadow-settings.ts'
 import { sumSamples } from './proxy-harness.ts'
 
 let live: TestUpstream
 let shadow: TestUpstream
-let stopPair: () => Promise<void>
-
-beforeAll(async () => {
-  const pair = await startUpstreamPair()
-  live = pair.live
-  shadow = pair.shadow
-  stopPair = pair.stop
-})
-
-afterAll(() => stopPair())
+useUpstreamPair((pair) => ({ live, shadow } = pair))
 
 function settings(overrides: Partial<ShadowSettings> = {}): ShadowSettings {
   return testShadowSettings(live.url, shadow.url, overrides)
@@ -70,8 +61,6 @@ describe('createShadowHandler in a host server', () => {
       expect(sumSamples(registry.render(), 'svc_responses_compared_total', { gate: '', result: 'diff' })).toBe(1)
     } finally {
       host.stop(true)
-      live.reset()
-      shadow.reset()
     }
   })
 
@@ -86,8 +75,6 @@ describe('createShadowHandler in a host server', () => {
     const text = metrics.registry.render()
     expect(sumSamples(text, 'svc_responses_compared_total')).toBe(1)
     expect(sumSamples(text, 'svc_comparisons_skipped_total', { reason: 'sampled_out' })).toBe(1)
-    live.reset()
-    shadow.reset()
   })
 
   test('the capture has live’s headers as live sent them, Content-Length included, for a body still arriving', async () => {
@@ -120,7 +107,6 @@ describe('createShadowHandler in a host server', () => {
     } finally {
       host.stop(true)
       trickling.close()
-      shadow.reset()
     }
   })
 
@@ -133,7 +119,5 @@ describe('createShadowHandler in a host server', () => {
     expect(await handler.drain(100)).toEqual({ completed: 0, aborted: 1 })
     expect(sumSamples(handler.metrics.registry.render(), 'svc_comparisons_skipped_total', { reason: 'report_failed' })).toBe(1)
     await handler.close(0)
-    live.reset()
-    shadow.reset()
   })
 })
