@@ -85,7 +85,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
   async function insertOne({ gateId, capture }: QueuedInsert): Promise<InsertResult> {
     let inserted: SummaryRow[]
     try {
-      inserted = await sql<SummaryRow[]>`${insertStatement(sql, gateId, capture)}`
+      inserted = await sql<SummaryRow[]>`${insertStatement(sql, [{ gateId, capture }])}`
     } catch (error) {
       switch (sqlState(error)) {
         case SQLSTATE.foreignKeyViolation:
@@ -104,7 +104,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
 
   /** One statement for the batch (distinct ids); rejects as a whole on any error. */
   async function insertMany(items: readonly QueuedInsert[]): Promise<Outcome<InsertResult>[]> {
-    const rows = await sql<SummaryRow[]>`${batchInsertStatement(sql, items)}`
+    const rows = await sql<SummaryRow[]>`${insertStatement(sql, items)}`
     const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]))
     return Promise.all(
       items.map(async ({ gateId, capture }): Promise<Outcome<InsertResult>> => {
@@ -150,14 +150,18 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
 }
 
 /**
- * The insert of a capture, its payload, its rollup minute, its path rollup
- * and its gate's counter as one statement. Each step reads the previous
- * one's RETURNING, so nothing is counted when the id already existed (ON
- * CONFLICT DO NOTHING returns no row) and the row locks are always taken in
- * the same order (requests, rollups, path rollups, counters). The rollup,
- * path rollup and counter rows are this connection's shard
- * (ingest_shard()), so concurrent inserts into one gate rarely wait for
- * each other.
+ * The insert of captures with distinct ids (one, or a batch), their
+ * payloads, rollup minutes, path rollups and gate counters as one
+ * statement. Each step reads the previous one's RETURNING, so nothing is
+ * counted for an id that already existed (ON CONFLICT DO NOTHING returns no
+ * row) and counts stay exact when some ids of a batch did. Rows are
+ * inserted in id order and rollup, path rollup and counter rows in key
+ * order, after the previous step's rows, so two concurrent statements take
+ * their row locks in the same order (requests, rollups, path rollups,
+ * counters). The rollup, path rollup and counter rows are this
+ * connection's shard (ingest_shard()), so concurrent inserts into one gate
+ * rarely wait for each other. Any error (unknown gate, bad timestamp,
+ * deadlock) rolls back the whole statement.
  *
  * synchronous_commit is off for this transaction only: the commit does not
  * wait for its WAL flush, so the hot rollup and counter rows of a busy gate
@@ -165,67 +169,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
  * lose the last fraction of a second of acknowledged captures, never leave
  * counts out of step with rows (docs/storage.md "Ingest").
  */
-function insertStatement(sql: postgres.Sql, gateId: string, c: CaptureInput) {
-  const live = c.live_response
-  const shadow = c.shadow_response
-  return sql`
-    WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS value),
-    ins AS (
-      INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
-        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
-      SELECT ${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
-        ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
-        ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean
-      FROM cfg
-      ON CONFLICT (id) DO NOTHING
-      RETURNING ${summaryColumns(sql)}, gate_id
-    ),
-    payload AS (
-      INSERT INTO request_payloads (request_id, headers, body,
-        live_response_id, live_headers, live_body, live_created_at,
-        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
-      SELECT id, ${jsonb(sql, c.headers)}, ${c.body},
-        ${live.id}::uuid, ${jsonb(sql, live.headers)}, ${live.body}, ${timestamp(live.created_at)}::text::timestamptz,
-        ${shadow.id}::uuid, ${jsonb(sql, shadow.headers)}, ${shadow.body},
-        ${timestamp(shadow.created_at)}::text::timestamptz,
-        ${jsonb(sql, c.diff)}
-      FROM ins
-    ),
-    rollup AS (
-      INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)
-      SELECT gate_id, request_bucket(created_at), method, ingest_shard(), 1, CASE WHEN has_diff THEN 1 ELSE 0 END
-      FROM ins
-      ON CONFLICT (gate_id, bucket, method, shard) DO UPDATE
-        SET request_count = r.request_count + 1, diff_count = r.diff_count + excluded.diff_count
-      RETURNING r.gate_id
-    ),
-    path_rollup AS (
-      INSERT INTO request_path_rollups AS p (gate_id, path, method, shard, request_count, diff_count)
-      SELECT ins.gate_id, ins.path, ins.method, ingest_shard(), 1, CASE WHEN ins.has_diff THEN 1 ELSE 0 END
-      FROM ins, rollup
-      ON CONFLICT (gate_id, md5(path), method, shard) DO UPDATE
-        SET request_count = p.request_count + 1, diff_count = p.diff_count + excluded.diff_count
-      RETURNING p.gate_id
-    ),
-    counter AS (
-      INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
-      SELECT path_rollup.gate_id, ingest_shard(), 1, ins.created_at FROM path_rollup, ins
-      ON CONFLICT (gate_id, shard) DO UPDATE
-        SET request_count = c.request_count + 1, last_active = greatest(c.last_active, excluded.last_active)
-    )
-    SELECT ${summaryColumns(sql)} FROM ins`
-}
-
-/**
- * insertStatement for several captures with distinct ids: the same five
- * writes, the rollup minutes, path rollups and counters aggregated over the
- * rows the statement inserted (so counts stay exact when some ids already
- * existed). Rows are inserted in id order and rollup, path rollup and
- * counter rows in key order, so two concurrent batches take their row
- * locks in the same order; any error
- * (unknown gate, bad timestamp, deadlock) rolls back the whole statement.
- */
-function batchInsertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
+function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
   const values = items
     .map(({ gateId, capture: c }) => {
       const live = c.live_response
