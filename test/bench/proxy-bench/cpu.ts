@@ -29,6 +29,7 @@ import { resolve } from 'node:path'
 import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
+import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { load } from './load.ts'
 import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
@@ -48,19 +49,16 @@ function headerMap(headers: Headers): HeaderMap {
   return map
 }
 
+/** What both minimal proxies send upstream: the client's request as it came. */
+const upstreamInit = (request: Request) =>
+  ({ method: request.method, headers: request.headers, redirect: 'manual', decompress: false }) as BunFetchRequestInit
+
 function serveMinimal(port: number, live: string): void {
   Bun.serve({
     hostname: '127.0.0.1',
     port,
     async fetch(request) {
-      const url = request.url
-      const path = url.slice(url.indexOf('/', 8))
-      const response = await fetch(live + path, {
-        method: request.method,
-        headers: request.headers,
-        redirect: 'manual',
-        decompress: false,
-      } as BunFetchRequestInit)
+      const response = await fetch(live + pathAndQueryOf(request.url), upstreamInit(request))
       return new Response(response.body, { status: response.status, headers: response.headers })
     },
   })
@@ -68,16 +66,13 @@ function serveMinimal(port: number, live: string): void {
 
 function serveMinimalShadow(port: number, live: string, shadow: string): void {
   const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
-  const init = (request: Request) =>
-    ({ method: request.method, headers: request.headers, redirect: 'manual', decompress: false }) as BunFetchRequestInit
   Bun.serve({
     hostname: '127.0.0.1',
     port,
     async fetch(request) {
-      const url = request.url
-      const path = url.slice(url.indexOf('/', 8))
-      const shadowSide = fetch(shadow + path, init(request)).then(async (r) => ({ r, body: await r.bytes() }))
-      const liveResponse = await fetch(live + path, init(request))
+      const path = pathAndQueryOf(request.url)
+      const shadowSide = fetch(shadow + path, upstreamInit(request)).then(async (r) => ({ r, body: await r.bytes() }))
+      const liveResponse = await fetch(live + path, upstreamInit(request))
       const liveBody = await liveResponse.bytes()
       void shadowSide.then(({ r, body }) => {
         processCapture(
