@@ -27,6 +27,14 @@ export function useStores(kind: Backend, ready: (stores: Stores) => void): void 
   afterAll(() => t?.drop())
 }
 
+let gateSeq = 0
+
+/** Creates a gate whose name and URL pair no other call uses; resolves with its id. */
+export async function newGate(gates: GateStore): Promise<string> {
+  const n = ++gateSeq
+  return (await gates.create({ name: `gate-${n}`, live_url: `http://live/${n}`, shadow_url: `http://shadow/${n}` })).id
+}
+
 export interface CaptureSpec {
   id?: string
   method?: string

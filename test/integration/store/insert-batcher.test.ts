@@ -5,7 +5,7 @@ import { createInsertBatcher } from '../../../src/store/insert-batcher.ts'
 import { createRequestStore, type RequestStore } from '../../../src/store/request-store.ts'
 import type { CaptureInput, RequestSummary } from '../../../src/store/rows.ts'
 import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { capture, MINUTE, rollupDrift } from './fixtures.ts'
+import { capture, MINUTE, newGate, rollupDrift } from './fixtures.ts'
 
 describe('insert batcher (no database)', () => {
   test('groups concurrent calls up to maxSize and never puts one key twice in a batch', async () => {
@@ -65,7 +65,6 @@ describe.each(BACKENDS)('grouped request inserts on %s', (kind) => {
   let gates: GateStore
   let batched: RequestStore
   let sequential: RequestStore
-  let gateSeq = 0
 
   beforeAll(async () => {
     t = await createTestDatabase(kind)
@@ -74,11 +73,6 @@ describe.each(BACKENDS)('grouped request inserts on %s', (kind) => {
     sequential = createRequestStore(t.db.sql, { maxBatch: 1 })
   }, DATABASE_HOOK_TIMEOUT_MS)
   afterAll(() => t?.drop())
-
-  const newGate = async () => {
-    const n = ++gateSeq
-    return (await gates.create({ name: `gate-${n}`, live_url: `http://live/${n}`, shadow_url: `http://shadow/${n}` })).id
-  }
 
   /**
    * 200 operations: 160 new captures into gate a over several minutes and
@@ -148,8 +142,8 @@ describe.each(BACKENDS)('grouped request inserts on %s', (kind) => {
 
   test('200 parallel inserts give what sequential inserts give, counts exact', async () => {
     const base = new Date(Date.now() - 10 * MINUTE)
-    const gp = { a: await newGate(), b: await newGate() }
-    const gs = { a: await newGate(), b: await newGate() }
+    const gp = { a: await newGate(gates), b: await newGate(gates) }
+    const gs = { a: await newGate(gates), b: await newGate(gates) }
     const conflictP = crypto.randomUUID()
     const conflictS = crypto.randomUUID()
     await sequential.insert(gp.b, capture({ id: conflictP, created_at: base }))
@@ -187,7 +181,7 @@ describe.each(BACKENDS)('grouped request inserts on %s', (kind) => {
   })
 
   test('a bad timestamp fails only its own caller', async () => {
-    const gateId = await newGate()
+    const gateId = await newGate(gates)
     const good = Array.from({ length: 20 }, () => capture())
     const bad = { ...capture(), created_at: 'not a date' }
     const settled = await Promise.allSettled([...good.slice(0, 10), bad, ...good.slice(10)].map((c) => batched.insert(gateId, c)))

@@ -10,25 +10,19 @@ import {
 } from '../../../src/store/request-store.ts'
 import type { CaptureInput } from '../../../src/store/rows.ts'
 import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
-import { at, insertAll, MINUTE, rollupDrift, useStores } from './fixtures.ts'
+import { at, insertAll, MINUTE, newGate, rollupDrift, useStores } from './fixtures.ts'
 
 describe.each(BACKENDS)('path filter on %s', (kind) => {
   let t: TestDatabase
   let gates: GateStore
   let requests: RequestStore
-  let gateSeq = 0
 
   useStores(kind, (stores) => ({ t, gates, requests } = stores))
-
-  const newGate = async () => {
-    const n = ++gateSeq
-    return (await gates.create({ name: `paths-${n}`, live_url: `http://live/p${n}`, shadow_url: `http://shadow/p${n}` })).id
-  }
 
   describe('resolving a pattern to the stored paths', () => {
     let gateId: string
     beforeAll(async () => {
-      gateId = await newGate()
+      gateId = await newGate(gates)
       await insertAll(requests, gateId, [
         { path: '/a/1' },
         { path: '/a/2', method: 'POST' },
@@ -58,7 +52,7 @@ describe.each(BACKENDS)('path filter on %s', (kind) => {
     })
 
     test(`more than ${MAX_LOOKUP_PATHS} matching paths are matched with LIKE, with exact results`, async () => {
-      const busy = await newGate()
+      const busy = await newGate(gates)
       const n = MAX_LOOKUP_PATHS + 5
       await t.db.sql`
         INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
@@ -85,7 +79,7 @@ describe.each(BACKENDS)('path filter on %s', (kind) => {
     let rows: CaptureInput[]
 
     beforeAll(async () => {
-      gateId = await newGate()
+      gateId = await newGate(gates)
       const random = fc.sample(fc.array(fc.constantFrom(...ALPHABET), { minLength: 1, maxLength: 6 }), { numRuns: 60, seed: 7 })
       const paths = [...new Set(random.map((chars) => `/${chars.join('')}`)), `/a/${'b'.repeat(520)}`]
       rows = await insertAll(

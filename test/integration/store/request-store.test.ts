@@ -8,20 +8,15 @@ import {
 } from '../../../src/store/request-store.ts'
 import type { CaptureInput } from '../../../src/store/rows.ts'
 import { BACKENDS, type TestDatabase } from '../../support/database.ts'
-import { at, capture, insertAll, MINUTE, rollupDrift, SECOND, useStores, type CaptureSpec } from './fixtures.ts'
+import { at, capture, insertAll, MINUTE, newGate, rollupDrift, SECOND, useStores, type CaptureSpec } from './fixtures.ts'
 
 describe.each(BACKENDS)('request store on %s', (kind) => {
   let t: TestDatabase
   let gates: GateStore
   let requests: RequestStore
-  let gateSeq = 0
 
   useStores(kind, (stores) => ({ t, gates, requests } = stores))
 
-  const newGate = async () => {
-    const n = ++gateSeq
-    return (await gates.create({ name: `gate-${n}`, live_url: `http://live/${n}`, shadow_url: `http://shadow/${n}` })).id
-  }
   const page = (query: Partial<RequestListQuery> = {}): RequestListQuery => ({
     limit: 100,
     offset: 0,
@@ -32,7 +27,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
 
   describe('insert and get', () => {
     test('keeps every byte, header, id and diff operation', async () => {
-      const gateId = await newGate()
+      const gateId = await newGate(gates)
       const bytes = Uint8Array.from({ length: 256 }, (_, i) => i)
       const c = capture({
         raw_query: 'a=1&b=%20',
@@ -92,7 +87,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     })
 
     test('omits an empty raw_query and keeps large latencies', async () => {
-      const gateId = await newGate()
+      const gateId = await newGate(gates)
       const c = capture()
       c.live_response.latency_ms = 2 ** 40
       const { summary } = await requests.insert(gateId, c)
@@ -102,7 +97,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     })
 
     test('the same id under the same gate is stored and counted once', async () => {
-      const gateId = await newGate()
+      const gateId = await newGate(gates)
       const c = capture({ has_diff: true })
       const first = await requests.insert(gateId, c)
       const again = await requests.insert(gateId, { ...c, path: '/changed', has_diff: false })
@@ -114,7 +109,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     })
 
     test('of parallel inserts of one id exactly one creates', async () => {
-      const gateId = await newGate()
+      const gateId = await newGate(gates)
       const c = capture()
       const results = await Promise.all(Array.from({ length: 8 }, () => requests.insert(gateId, c)))
       expect(results.filter((r) => r.created)).toHaveLength(1)
@@ -124,8 +119,8 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     })
 
     test('the same id under another gate is a conflict and changes nothing', async () => {
-      const first = await newGate()
-      const second = await newGate()
+      const first = await newGate(gates)
+      const second = await newGate(gates)
       const c = capture()
       await requests.insert(first, c)
       expect(requests.insert(second, c)).rejects.toBeInstanceOf(ConflictError)
@@ -137,14 +132,14 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     test('an unknown gate is not found; malformed input is a body error', async () => {
       expect(requests.insert(crypto.randomUUID(), capture())).rejects.toBeInstanceOf(NotFoundError)
       expect(requests.insert('nope', capture())).rejects.toBeInstanceOf(NotFoundError)
-      const gateId = await newGate()
+      const gateId = await newGate(gates)
       expect(requests.insert(gateId, { ...capture(), id: 'not-a-uuid' })).rejects.toBeInstanceOf(InvalidBodyError)
       expect(requests.insert(gateId, { ...capture(), created_at: 'yesterday-ish' })).rejects.toBeInstanceOf(InvalidBodyError)
     })
 
     test('get answers only under the request\'s own gate', async () => {
-      const gateId = await newGate()
-      const other = await newGate()
+      const gateId = await newGate(gates)
+      const other = await newGate(gates)
       const c = capture()
       await requests.insert(gateId, c)
       expect(await requests.get(other, c.id)).toBeUndefined()
@@ -176,7 +171,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     let rows: CaptureInput[]
 
     beforeAll(async () => {
-      gateId = await newGate()
+      gateId = await newGate(gates)
       const specs: CaptureSpec[] = []
       let i = 0
       for (const offset of offsets) {
@@ -298,7 +293,7 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
     })
 
     test('another gate\'s requests never show', async () => {
-      const other = await newGate()
+      const other = await newGate(gates)
       await insertAll(requests, other, [{ created_at: T0 }, { created_at: T0, method: 'POST' }])
       await check(page({ from: T0, to: T0 }))
       expect((await requests.list(other, page())).total).toBe(2)
