@@ -2,6 +2,12 @@
  * CPU per request of the proxy process, which background load on a shared
  * machine distorts far less than throughput: `/proc/<pid>/stat` (utime +
  * stime) before and after a wrk run, divided by the requests wrk counted.
+ * Each line also splits it: by thread (`js`, the JavaScript thread; `http`,
+ * Bun's "HTTP Client" thread that fetch's sockets run on; `other`: GC
+ * helpers, the allocator) and kernel time (`sys`); then the upstreams' CPU
+ * per request (the fleet process, both upstreams) and how busy the whole
+ * machine was (`/proc/stat`), which tells whether CPU is what bounds the
+ * throughput.
  *
  *   bun run test/bench/proxy-bench/cpu.ts [seconds=5] [rounds=3] [connections=64]
  *
@@ -24,7 +30,7 @@
  * hits both alike).
  */
 import { spawn, type Subprocess } from 'bun'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
@@ -37,10 +43,42 @@ const SELF = resolve(import.meta.path)
 const BENCH = resolve(import.meta.dir, '../proxy.bench.ts')
 const TICK_US = 1_000_000 / 100 // USER_HZ
 
-function cpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+/** utime and stime of a process or thread, in µs. */
+function statUs(path: string): { user: number; sys: number } {
+  const stat = readFileSync(path, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US
+  return { user: Number(fields[11]) * TICK_US, sys: Number(fields[12]) * TICK_US }
+}
+
+interface CpuSample {
+  readonly js: number
+  readonly http: number
+  readonly other: number
+  readonly sys: number
+}
+
+/** A process's CPU so far, by thread kind; threads that end between two samples count as `other`. */
+function processCpu(pid: number): CpuSample {
+  const total = statUs(`/proc/${pid}/stat`)
+  let js = 0
+  let http = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const thread = statUs(`/proc/${pid}/task/${tid}/stat`)
+      if (tid === String(pid)) js = thread.user + thread.sys
+      else if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'HTTP Client') http = thread.user + thread.sys
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return { js, http, other: total.user + total.sys - js - http, sys: total.sys }
+}
+
+/** Busy and total time of the whole machine, in ticks (`/proc/stat`, idle and iowait not busy). */
+function machineTicks(): { busy: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const total = ticks.reduce((a, b) => a + b, 0)
+  return { busy: total - ticks[3]! - ticks[4]!, total }
 }
 
 function headerMap(headers: Headers): HeaderMap {
@@ -141,7 +179,8 @@ async function main(): Promise<void> {
   ]
   const names = all.filter((n) => !only || only.includes(n))
   const ports = Object.fromEntries(names.map((n) => [n, { live: freePort(), shadow: freePort(), proxy: freePort() }]))
-  const children: Subprocess[] = [startFleet(BENCH, 0, names.flatMap((n) => [ports[n]!.live, ports[n]!.shadow]))]
+  const fleet = startFleet(BENCH, 0, names.flatMap((n) => [ports[n]!.live, ports[n]!.shadow]))
+  const children: Subprocess[] = [fleet]
   const targets: { name: string; pid: number; url: string; us: number[]; rps: number[] }[] = []
   try {
     await Promise.all(names.flatMap((n) => [waitForHttp(at(ports[n]!.live)), waitForHttp(at(ports[n]!.shadow))]))
@@ -166,12 +205,22 @@ async function main(): Promise<void> {
     for (const t of targets) await load(t.url, 2, connections) // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const t of targets) {
-        const before = cpuUs(t.pid)
+        const before = { proxy: processCpu(t.pid), fleet: processCpu(fleet.pid), machine: machineTicks() }
         const r = await load(t.url, seconds, connections)
-        const us = (cpuUs(t.pid) - before) / r.requests
+        const after = { proxy: processCpu(t.pid), fleet: processCpu(fleet.pid), machine: machineTicks() }
+        const per = (key: keyof CpuSample) => (after.proxy[key] - before.proxy[key]) / r.requests
+        const us = per('js') + per('http') + per('other')
+        const fleetBefore = before.fleet.js + before.fleet.http + before.fleet.other
+        const fleetUs = (after.fleet.js + after.fleet.http + after.fleet.other - fleetBefore) / r.requests
+        const busy = (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)
         t.us.push(us)
         t.rps.push(r.rps)
-        console.log(`round ${round} ${t.name.padEnd(15)} ${us.toFixed(1).padStart(6)} µs/req  ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms`)
+        const f = (x: number) => x.toFixed(1)
+        console.log(
+          `round ${round} ${t.name.padEnd(15)} ${f(us).padStart(6)} µs/req (js ${f(per('js'))}, http ${f(per('http'))}, ` +
+            `other ${f(per('other'))}; sys ${f(per('sys'))})  upstreams ${f(fleetUs)} µs/req  machine ${(busy * 100).toFixed(0)} % busy  ` +
+            `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms`,
+        )
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
