@@ -83,7 +83,20 @@ export function headerMapOf(headers: Headers): HeaderMap {
   // cheaper than iterating [name, value] pairs. Names are sorted as Headers
   // iteration gives them, Set-Cookie last with each of its values.
   const json = headers.toJSON() as Record<string, string | string[]>
-  const names = Object.keys(json)
+  return headerMapOfFields(json, json['set-cookie'] === undefined ? NO_COOKIES : headers.getSetCookie())
+}
+
+const NO_COOKIES: readonly string[] = []
+
+/**
+ * The same map from fields by lower-case name, repeated ones joined with
+ * ", " (a `set-cookie` key among them is skipped), and the Set-Cookie values.
+ */
+export function headerMapOfFields(
+  fields: Readonly<Record<string, string | readonly string[]>>,
+  setCookies: readonly string[],
+): HeaderMap {
+  const names = Object.keys(fields)
   // Insertion sort: a handful of names, far cheaper than Array#sort's generic path.
   for (let i = 1; i < names.length; i++) {
     const name = names[i]!
@@ -95,12 +108,10 @@ export function headerMapOf(headers: Headers): HeaderMap {
     names[j + 1] = name
   }
   const map: HeaderMap = {}
-  let cookies = false
   for (const name of names) {
-    if (name === 'set-cookie') cookies = true
-    else map[canonicalHeaderName(name)] = [json[name] as string]
+    if (name !== 'set-cookie') map[canonicalHeaderName(name)] = [fields[name] as string]
   }
-  if (cookies) map['Set-Cookie'] = headers.getSetCookie()
+  if (setCookies.length > 0) map['Set-Cookie'] = [...setCookies]
   return map
 }
 

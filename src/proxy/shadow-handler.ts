@@ -16,7 +16,7 @@
 import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
-import { contentLength, readRequestBody, readResponseBody } from './bounded-body.ts'
+import { contentLength, readRequestBody } from './bounded-body.ts'
 import {
   failedExchange,
   headerMapOf,
@@ -28,7 +28,7 @@ import {
 } from './capture.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import { createDiffLogSink } from './diff-log-sink.ts'
-import { shadowRequestHeaders, upstreamRequestHeaders } from './forward-headers.ts'
+import { upstreamRequestHeaders } from './forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { requestIdOf } from '../net/request-id.ts'
@@ -113,7 +113,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     maxBodyBytes: settings.maxBodyBytes,
     slotsBounded: settings.httpClient.maxConnsPerHost !== 0,
   })
-  const shadow = pool.client('shadow', settings.shadowUrl)
+  const shadow = pool.shadowClient(settings.shadowUrl)
   const shadowRefusals = new RefusalWindow(deps.shadowRefusalWindowMs ?? 1000)
   const notAttemptedText = `shadow: connection refused (not attempted: refused within the last ${shadowRefusals.windowMs} ms)`
   const tasks = new BackgroundTasks()
@@ -316,24 +316,23 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   async function collectShadow(pending: Pending, signal: AbortSignal): Promise<CapturedExchange | 'too-large'> {
     const started = performance.now()
     if (shadowRefusals.refusedAgo() !== undefined) return failedExchange(notAttemptedText, 0, new Date())
-    let done: (() => void) | undefined
     try {
-      const exchange = await shadow.send({
-        method: pending.method,
-        pathAndQuery: pending.target,
-        headers: shadowRequestHeaders(pending.headers),
-        body: pending.body,
-        signal,
-      })
-      done = exchange.done
+      const response = await shadow.send(
+        {
+          method: pending.method,
+          pathAndQuery: pending.target,
+          headers: pending.headers,
+          body: pending.body,
+          signal,
+        },
+        maxBodyBytes,
+      )
       shadowRefusals.recordSuccess()
-      const read = await readResponseBody(exchange.response, maxBodyBytes)
-      if (read.kind === 'too-large') return 'too-large'
-      const { response } = exchange
+      if (response.kind === 'too-large') return 'too-large'
       return {
         status: response.status,
-        headers: headerMapOf(response.headers),
-        body: read.bytes,
+        headers: response.headers,
+        body: response.body,
         latencyMs: Math.round(performance.now() - started),
         createdAt: new Date(),
       }
@@ -343,8 +342,6 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       const failure = toUpstreamError(error, 'shadow', signal)
       if (failure.kind === 'refused') shadowRefusals.recordRefusal()
       return failedExchange(failure.message, Math.round(performance.now() - started), new Date())
-    } finally {
-      done?.()
     }
   }
 

@@ -1,19 +1,32 @@
 /**
- * The outbound HTTP client: Bun's fetch, one `Bun.FetchSession` (its own
- * keep-alive pool) per upstream origin, and a per-host semaphore. How the
- * four SVC_APP_HTTP_CLIENT_* settings map (docs/proxy.md has the table):
+ * The outbound HTTP clients, per upstream origin: Bun's fetch with one
+ * `Bun.FetchSession` (its own keep-alive pool) for live, the API and an
+ * `https:` shadow; our HTTP/1.1 client (`http1-client.ts`) with its own
+ * idle list for an `http:` shadow, whose response is read whole; and one
+ * semaphore of connection slots that both share. How the four
+ * SVC_APP_HTTP_CLIENT_* settings map (docs/proxy.md has the table):
  *
  * - MAX_CONNS_PER_HOST: enforced exactly by a semaphore per origin, held
  *   from the request until its response body is done; 0 is unbounded.
- * - MAX_IDLE_CONNS_PER_HOST: the session's `keepAlive.maxIdleSockets`
- *   (0: the Go runtime's default of 2, as SPEC.md says).
+ * - MAX_IDLE_CONNS_PER_HOST: the session's `keepAlive.maxIdleSockets` and
+ *   the length of our client's idle list (0: the Go runtime's default of
+ *   2, as SPEC.md says).
  * - MAX_IDLE_CONNS: caps each session's idle sockets as well; Bun keeps all
  *   idle sockets of all sessions in one shared pool of 64 (DESIGN.md
- *   "Verified pitfalls"), so no setting can exceed that.
+ *   "Verified pitfalls"), so no setting can exceed that. Our client's idle
+ *   connections across origins are bounded by it exactly, apart from
+ *   fetch's.
  * - IDLE_CONN_TIMEOUT: `keepAlive.idleTimeout`, in whole seconds rounded
  *   up; Bun's socket timer moves in 4 s steps; 0 is Bun's longest (238 min).
+ *   Our client closes a connection idle longer than it within a second
+ *   (0: never).
  */
+import type { HeaderMap } from '../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget, UpstreamRecorder } from '../metrics/index.ts'
+import { readResponseBody } from './bounded-body.ts'
+import { headerMapOf } from './capture.ts'
+import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, shadowRequestHeaders } from './forward-headers.ts'
+import { createHttp1Client, IdleConnections } from './http1-client.ts'
 import { Semaphore } from './semaphore.ts'
 import type { HttpClientSettings } from './shadow-settings.ts'
 import { toUpstreamError } from './upstream-error.ts'
@@ -54,9 +67,36 @@ export interface UpstreamExchange {
   done(): void
 }
 
+/** A response read whole within a bound, or the fact that its body was larger. */
+export type WholeResponse =
+  | {
+      readonly kind: 'complete'
+      readonly status: number
+      readonly headers: HeaderMap
+      readonly body: Uint8Array
+      /** Milliseconds from sending to the response headers. */
+      readonly latencyMs: number
+    }
+  | { readonly kind: 'too-large' }
+
+/**
+ * The shadow's client: it adds `X-Svc-Mode: shadow` to the request's
+ * headers (live's), and reads the response whole, never streamed on.
+ */
+export interface ShadowClient {
+  /** Rejects with an UpstreamError (a failed body read included). @param maxBodyBytes 0: unlimited */
+  send(request: UpstreamRequest & { readonly body: Uint8Array | null }, maxBodyBytes: number): Promise<WholeResponse>
+}
+
 export interface UpstreamPool {
   /** The client of one upstream, made once; clients of one origin share a slot count and a pool. */
   client(target: SvcTarget, baseUrl: string): UpstreamClient
+  /**
+   * The shadow's client: our HTTP/1.1 client for an `http:` shadow
+   * (`http1-client.ts`), fetch for `https:`. It shares the host's
+   * connection slots with `client()`.
+   */
+  shadowClient(baseUrl: string): ShadowClient
   /** Closes the idle connections of every session. */
   close(): void
 }
@@ -70,6 +110,8 @@ export interface UpstreamPoolOptions {
 interface Host {
   readonly session: Bun.FetchSession
   readonly slots: Semaphore
+  /** Idle connections of our HTTP/1.1 client to this host. */
+  readonly idle: IdleConnections
 }
 
 export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
@@ -79,6 +121,8 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     idleTimeout: idleTimeoutSeconds(settings.idleConnTimeoutMs),
     maxIdleSockets: maxIdlePerHost(settings),
   }
+  // Our client's idle connections across hosts, bounded by MAX_IDLE_CONNS (0: not bounded).
+  const idleBudget = { count: 0, max: settings.maxIdleConns }
 
   function host(origin: string): Host {
     let found = hosts.get(origin)
@@ -86,13 +130,28 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       found = {
         session: new Bun.FetchSession({ keepAlive }),
         slots: new Semaphore(settings.maxConnsPerHost),
+        idle: new IdleConnections(keepAlive.maxIdleSockets, idleBudget, settings.idleConnTimeoutMs),
       }
       hosts.set(origin, found)
     }
     return found
   }
 
-  return {
+  const pool: UpstreamPool = {
+    shadowClient(baseUrl) {
+      const url = new URL(baseUrl)
+      if (url.protocol !== 'http:') return shadowOverFetch(pool.client('shadow', baseUrl))
+      const { slots, idle } = host(url.origin)
+      return createHttp1Client({
+        target: 'shadow',
+        baseUrl: baseUrl.replace(/\/+$/, ''),
+        slots,
+        idle,
+        recorder: metrics?.forUpstream('shadow', url),
+        setFields: { [SHADOW_MODE_HEADER]: SHADOW_MODE_VALUE },
+      })
+    },
+
     client(target, baseUrl) {
       const url = new URL(baseUrl)
       const base = baseUrl.replace(/\/+$/, '')
@@ -145,7 +204,30 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       }
     },
     close() {
-      for (const { session } of hosts.values()) session.close()
+      for (const { session, idle } of hosts.values()) {
+        session.close()
+        idle.closeAll()
+      }
+    },
+  }
+  return pool
+}
+
+/** The shadow over fetch (an `https:` shadow): the body read within the bound, then the slot freed. */
+function shadowOverFetch(client: UpstreamClient): ShadowClient {
+  return {
+    async send(request, maxBodyBytes) {
+      const exchange = await client.send({ ...request, headers: shadowRequestHeaders(request.headers) })
+      try {
+        const read = await readResponseBody(exchange.response, maxBodyBytes)
+        if (read.kind === 'too-large') return read
+        const { response, latencyMs } = exchange
+        return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
+      } catch (error) {
+        throw toUpstreamError(error, client.target, request.signal)
+      } finally {
+        exchange.done()
+      }
     },
   }
 }

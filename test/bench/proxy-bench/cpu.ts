@@ -140,7 +140,7 @@ function serveOurs(port: number, live: string, shadow: string, rate: number, sec
       samplingRate: rate,
       shadowRules: compileShadowRules(''),
       maxConcurrentCallbacks: 200,
-      httpClient: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 32, maxIdleConnsPerHost: 32 },
+      httpClient: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 64, maxIdleConnsPerHost: 64 },
       redactedFields: [],
       diff: DEFAULT_DIFF_CONFIG,
     },

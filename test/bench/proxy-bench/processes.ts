@@ -47,9 +47,11 @@ export const OUR_PROXY_ENV = {
   SVC_APP_LOG_LEVEL: 'warn',
   SVC_APP_LOG_FORMAT: 'json',
   SVC_APP_APP_ENV: 'production',
-  // Live and shadow together within Bun's 64 shared idle sockets: no churn.
-  SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '32',
-  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '32',
+  // One connection per client connection (wrk's 64). Live's fit Bun's 64
+  // shared idle sockets (more would churn); the shadow's are our own
+  // client's (docs/proxy.md "The shadow's client").
+  SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '64',
+  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '64',
 } as const
 
 /** @param main the proxy's entry point; another checkout's for an A/B comparison. */

@@ -1,0 +1,311 @@
+/**
+ * The shadow's HTTP/1.1 client against raw TCP servers on 127.0.0.1 that
+ * answer as scripted, so that connections, closes and bytes are seen
+ * exactly: what it sends (the same as fetch), keep-alive and the four
+ * SVC_APP_HTTP_CLIENT_* limits, stale connections, and failures as
+ * UpstreamErrors.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { gzipSync } from 'node:zlib'
+import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../src/proxy/index.ts'
+import type { HttpClientSettings } from '../../../src/proxy/shadow-settings.ts'
+import { TimeoutReason, UpstreamError } from '../../../src/proxy/upstream-error.ts'
+import { freePort } from '../../support/upstreams.ts'
+
+interface RawConnection {
+  readonly socket: Bun.Socket<RawConnection>
+  requests: string[]
+  closed: boolean
+}
+
+/** What a scripted server does with the n-th request (from 0) of a connection. */
+type Answer = (request: string, connection: RawConnection, index: number) => string | Buffer | 'close' | 'ignore'
+
+interface RawServer {
+  readonly url: string
+  readonly connections: RawConnection[]
+  readonly open: number
+  stop(): void
+}
+
+function rawServer(answer: Answer): RawServer {
+  const connections: RawConnection[] = []
+  const listener = Bun.listen<RawConnection>({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      open(socket) {
+        const connection: RawConnection = { socket, requests: [], closed: false }
+        socket.data = connection
+        connections.push(connection)
+      },
+      data(socket, data) {
+        const connection = socket.data
+        // Every request here fits one read: a head, and a small body with it.
+        const request = data.toString('latin1')
+        connection.requests.push(request)
+        const reply = answer(request, connection, connection.requests.length - 1)
+        if (reply === 'close') socket.end()
+        else if (reply !== 'ignore') socket.write(reply)
+      },
+      close(socket) {
+        socket.data.closed = true
+      },
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${listener.port}`,
+    connections,
+    get open() {
+      return connections.filter((c) => !c.closed).length
+    },
+    stop: () => listener.stop(true),
+  }
+}
+
+const ok = (body: string | Buffer, extra = '') =>
+  Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n`), Buffer.from(body)])
+
+async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('condition not met in time')
+    await Bun.sleep(10)
+  }
+}
+
+const pools: UpstreamPool[] = []
+const servers: RawServer[] = []
+afterEach(() => {
+  for (const pool of pools.splice(0)) pool.close()
+  for (const server of servers.splice(0)) server.stop()
+})
+
+function setup(answer: Answer, settings: Partial<HttpClientSettings> = {}) {
+  const server = rawServer(answer)
+  servers.push(server)
+  const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, ...settings } })
+  pools.push(pool)
+  return { server, pool, client: pool.shadowClient(server.url) }
+}
+
+const get = (pathAndQuery = '/', signal = new AbortController().signal) => ({
+  method: 'GET',
+  pathAndQuery,
+  headers: new Headers({ 'x-svc-mode': 'shadow' }),
+  body: null,
+  signal,
+})
+
+describe('what it sends', () => {
+  /** Header lines of a request as a sorted list of lower-cased `name: value`, and its request line and body. */
+  function parts(request: string) {
+    const [head, body] = request.split('\r\n\r\n') as [string, string]
+    const [line, ...fields] = head.split('\r\n')
+    return { line, fields: fields.map((f) => f.replace(/^([^:]+):/, (n) => n.toLowerCase())).sort(), body }
+  }
+
+  test.each([
+    ['GET with a query', 'GET', '/a/b?x=1&y=%20', null],
+    ['POST with a body', 'POST', '/echo', new TextEncoder().encode('{"a":1}')],
+    ['DELETE without a body', 'DELETE', '/items/1', null],
+    ['a target with dot segments and characters to encode', 'GET', '/a/./b/../c d/é?q=a b', null],
+  ])('%s: the same request line, fields and body as fetch sends', async (_, method, pathAndQuery, body) => {
+    const { server, pool, client } = setup(() => ok('{}'))
+    const headers = new Headers({ 'x-request-id': 'r-1', 'content-type': 'application/json', 'x-svc-mode': 'shadow' })
+    const signal = new AbortController().signal
+    await client.send({ method, pathAndQuery, headers, body, signal }, 0)
+    const viaFetch = await pool.client('live', server.url).send({ method, pathAndQuery, headers, body, signal })
+    await viaFetch.response.arrayBuffer()
+    viaFetch.done()
+    const [ours, fetched] = server.connections.flatMap((c) => c.requests).map(parts)
+    expect(ours).toEqual(fetched!)
+    expect(ours!.fields.some((f) => f.startsWith('host: 127.0.0.1:'))).toBe(true)
+  })
+
+  test('X-Svc-Mode: shadow is set once, in place of one the client sent', async () => {
+    const { server, client } = setup(() => ok('{}'))
+    await client.send({ ...get(), headers: new Headers({ 'X-Svc-Mode': 'live', accept: 'text/plain' }) }, 0)
+    const fields = server.connections[0]!.requests[0]!.split('\r\n').map((l) => l.toLowerCase())
+    expect(fields.filter((f) => f.startsWith('x-svc-mode:'))).toEqual(['x-svc-mode: shadow'])
+    expect(fields.filter((f) => f.startsWith('accept:'))).toEqual(['accept: text/plain'])
+  })
+
+  test('a base URL with a path prefix prefixes every target', async () => {
+    const server = rawServer(() => ok('{}'))
+    servers.push(server)
+    const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+    pools.push(pool)
+    await pool.shadowClient(`${server.url}/v2/`).send(get('/items?x=1'), 0)
+    expect(server.connections[0]!.requests[0]!.split('\r\n')[0]).toBe('GET /v2/items?x=1 HTTP/1.1')
+  })
+})
+
+describe('what it reads', () => {
+  test('status, header map (canonical names, repeated fields joined, Set-Cookie apart) and the exact body bytes', async () => {
+    const gzip = gzipSync('{"compressed":true}')
+    const { client } = setup(() =>
+      ok(gzip, 'Content-Encoding: gzip\r\nVary: a\r\nVary: b\r\nSet-Cookie: x=1\r\nSet-Cookie: y=2\r\n'),
+    )
+    const result = await client.send(get(), 0)
+    expect(result.kind).toBe('complete')
+    if (result.kind !== 'complete') return
+    expect(result.status).toBe(200)
+    expect(Buffer.from(result.body).equals(gzip)).toBe(true)
+    expect(result.headers).toEqual({
+      'Content-Encoding': ['gzip'],
+      'Content-Length': [String(gzip.length)],
+      Vary: ['a, b'],
+      'Set-Cookie': ['x=1', 'y=2'],
+    })
+  })
+
+  test('a chunked body arrives de-chunked', async () => {
+    const { client } = setup(() => 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n')
+    const result = await client.send(get(), 0)
+    expect(result.kind === 'complete' && new TextDecoder().decode(result.body)).toBe('abcde')
+  })
+
+  test('a body above the bound is too large, and its connection is closed rather than read to the end', async () => {
+    const { server, client } = setup(() => ok('x'.repeat(100)))
+    expect(await client.send(get(), 10)).toEqual({ kind: 'too-large' })
+    await until(() => server.open === 0)
+  })
+})
+
+describe('keep-alive and the SVC_APP_HTTP_CLIENT_* limits', () => {
+  test('sequential requests share one connection', async () => {
+    const { server, client } = setup(() => ok('{}'))
+    for (let i = 0; i < 5; i++) expect((await client.send(get(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(1)
+    expect(server.connections[0]!.requests).toHaveLength(5)
+  })
+
+  test('MAX_CONNS_PER_HOST bounds the connections open at once, shared with fetch to the same origin', async () => {
+    const answers: (() => void)[] = []
+    const { server, pool, client } = setup(
+      (_, connection) => {
+        answers.push(() => connection.socket.write(ok('{}')))
+        return 'ignore'
+      },
+      { maxConnsPerHost: 2 },
+    )
+    const pending = Array.from({ length: 6 }, () => client.send(get(), 0))
+    await until(() => answers.length === 2)
+    await Bun.sleep(50)
+    expect(server.connections).toHaveLength(2)
+    const viaFetch = pool.client('live', server.url).send(get())
+    for (let answered = 0; answered < 7; answered++) {
+      await until(() => answers.length > answered)
+      answers[answered]!()
+    }
+    expect((await Promise.all(pending)).every((r) => r.kind === 'complete')).toBe(true)
+    ;(await viaFetch).done()
+    expect(server.connections.length).toBeLessThanOrEqual(3)
+  })
+
+  test('MAX_IDLE_CONNS_PER_HOST: connections beyond it are closed when their exchange ends', async () => {
+    const answers: (() => void)[] = []
+    const { server, client } = setup(
+      (_, connection) => {
+        answers.push(() => connection.socket.write(ok('{}')))
+        return 'ignore'
+      },
+      { maxConnsPerHost: 0, maxIdleConnsPerHost: 2 },
+    )
+    const pending = Array.from({ length: 5 }, () => client.send(get(), 0))
+    await until(() => answers.length === 5)
+    for (const answer of answers) answer()
+    await Promise.all(pending)
+    await until(() => server.open === 2)
+  })
+
+  test('MAX_IDLE_CONNS bounds idle connections across hosts', async () => {
+    const a = rawServer(() => ok('{}'))
+    const b = rawServer(() => ok('{}'))
+    servers.push(a, b)
+    const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxIdleConns: 1 } })
+    pools.push(pool)
+    await pool.shadowClient(a.url).send(get(), 0)
+    await pool.shadowClient(b.url).send(get(), 0)
+    await until(() => a.open + b.open === 1)
+    expect(a.open).toBe(1)
+  })
+
+  test('IDLE_CONN_TIMEOUT closes an idle connection within about a second of it', async () => {
+    const { server, client } = setup(() => ok('{}'), { idleConnTimeoutMs: 200 })
+    await client.send(get(), 0)
+    expect(server.open).toBe(1)
+    await until(() => server.open === 0, 2500)
+  })
+
+  test('a connection the server closes while idle is dropped, and the next request opens a new one', async () => {
+    const { server, client } = setup(() => ok('{}', 'Connection: keep-alive\r\n'))
+    await client.send(get(), 0)
+    server.connections[0]!.socket.end()
+    await until(() => server.open === 0)
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(2)
+  })
+})
+
+describe('stale connections and failures', () => {
+  /** Answers the first request of each connection; closes it without an answer on the second (a server's idle timeout racing the reuse). */
+  const staleOnSecond: Answer = (_, __, index) => (index === 0 ? ok('{}') : 'close')
+
+  test('a replayable request on a connection closed before its answer is sent once more on a new one', async () => {
+    const { server, client } = setup(staleOnSecond)
+    await client.send(get(), 0)
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(2)
+  })
+
+  test('a POST is not replayed: the stale connection is a reset', async () => {
+    const { client } = setup(staleOnSecond)
+    await client.send(get(), 0)
+    const post = { ...get(), method: 'POST', body: new Uint8Array([1]) }
+    const error = await client.send(post, 0).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(UpstreamError)
+    expect((error as UpstreamError).kind).toBe('reset')
+  })
+
+  test('a refused connection is `refused`', async () => {
+    const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+    pools.push(pool)
+    const error = await pool
+      .shadowClient(`http://127.0.0.1:${freePort()}`)
+      .send(get(), 0)
+      .then(() => undefined, (e: unknown) => e)
+    expect(error).toMatchObject({ kind: 'refused', message: 'shadow: connection refused' })
+  })
+
+  test('a connection reset mid-body is `reset`', async () => {
+    const { client } = setup((_, connection) => {
+      connection.socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial')
+      setTimeout(() => connection.socket.terminate(), 20)
+      return 'ignore'
+    })
+    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject({ kind: 'reset' })
+  })
+
+  test('a timeout aborts the exchange, closes its connection and frees its slot', async () => {
+    let answering = false
+    const { server, client } = setup(() => (answering ? ok('{}') : 'ignore'), { maxConnsPerHost: 1 })
+    const controller = new AbortController()
+    const waiting = client.send(get('/', controller.signal), 0).then(() => undefined, (e: unknown) => e)
+    await until(() => server.connections.length === 1 && server.connections[0]!.requests.length === 1)
+    controller.abort(new TimeoutReason(250))
+    expect(await waiting).toMatchObject({ kind: 'timeout', message: 'shadow: timed out after 250ms' })
+    await until(() => server.open === 0)
+    answering = true
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+  })
+
+  test('a response that is not HTTP/1.1 is a reset, and the connection is not reused', async () => {
+    let answered = 0
+    const { server, client } = setup(() => (answered++ === 0 ? 'SSH-2.0-OpenSSH\r\n\r\n' : ok('{}')))
+    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject({ kind: 'reset' })
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(2)
+  })
+})

@@ -1,0 +1,208 @@
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { parseHead, ResponseProtocolError, ResponseReader, type ReadState } from '../../../src/proxy/http1-response.ts'
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+const bytesOf = (s: string) => Buffer.from(s, 'latin1')
+
+/** Feeds `wire` in the given pieces; returns the last state. */
+function feed(reader: ResponseReader, wire: Buffer, cuts: number[] = []): ReadState {
+  let state: ReadState = 'more'
+  let from = 0
+  for (const cut of [...cuts.filter((c) => c > 0 && c < wire.length)].sort((a, b) => a - b).concat(wire.length)) {
+    state = reader.push(wire.subarray(from, cut))
+    from = cut
+  }
+  return state
+}
+
+function chunked(parts: string[], trailers = ''): string {
+  return parts.map((p) => `${Buffer.byteLength(p, 'latin1').toString(16)}\r\n${p}\r\n`).join('') + `0\r\n${trailers}\r\n`
+}
+
+describe('ResponseReader framing', () => {
+  test('Content-Length: the body, then the connection can be reused', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}'))).toBe('done')
+    expect(reader.head).toEqual({ status: 200, fields: { 'content-type': 'application/json', 'content-length': '7' }, setCookies: [] })
+    expect(text(reader.body)).toBe('{"a":1}')
+    expect(reader.reusable).toBe(true)
+  })
+
+  test('chunked: de-chunked, extensions and trailers dropped', () => {
+    const reader = new ResponseReader('GET', 0)
+    const wire = `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n`
+    expect(feed(reader, bytesOf(wire))).toBe('done')
+    expect(text(reader.body)).toBe('hello world')
+    expect(reader.reusable).toBe(true)
+  })
+
+  test('no length and no chunking: the body runs until the connection closes, which is then not reused', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\n\r\nstream of'))).toBe('more')
+    expect(reader.push(bytesOf(' bytes'))).toBe('more')
+    expect(reader.end()).toBe('done')
+    expect(text(reader.body)).toBe('stream of bytes')
+    expect(reader.reusable).toBe(false)
+  })
+
+  test('a Transfer-Encoding not ending in chunked is read until close (RFC 9112 6.3)', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef'))).toBe('more')
+    expect(reader.end()).toBe('done')
+    expect(text(reader.body)).toBe('abcdef')
+  })
+
+  test('HEAD, 204 and 304 have no body whatever their Content-Length says', () => {
+    for (const [method, status] of [['HEAD', 200], ['GET', 204], ['GET', 304]] as const) {
+      const reader = new ResponseReader(method, 0)
+      expect(feed(reader, bytesOf(`HTTP/1.1 ${status} X\r\nContent-Length: 10\r\n\r\n`))).toBe('done')
+      expect(reader.body.byteLength).toBe(0)
+      expect(reader.reusable).toBe(true)
+    }
+  })
+
+  test('interim 1xx responses are skipped; 101 is refused', () => {
+    const reader = new ResponseReader('POST', 0)
+    const wire = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok'
+    expect(feed(reader, bytesOf(wire))).toBe('done')
+    expect(reader.head!.status).toBe(201)
+    expect(reader.head!.fields).toEqual({ 'content-length': '2' })
+    expect(() => new ResponseReader('GET', 0).push(bytesOf('HTTP/1.1 101 Switching Protocols\r\n\r\n'))).toThrow(ResponseProtocolError)
+  })
+
+  test('Connection: close, and HTTP/1.0 without keep-alive, end the connection; HTTP/1.0 with keep-alive does not', () => {
+    const cases: [string, boolean][] = [
+      ['HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', false],
+      ['HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n', false],
+      ['HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n', true],
+    ]
+    for (const [wire, reusable] of cases) {
+      const reader = new ResponseReader('GET', 0)
+      expect(feed(reader, bytesOf(wire))).toBe('done')
+      expect(reader.reusable).toBe(reusable)
+    }
+  })
+
+  test('bytes after the response make the connection unusable', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1'))).toBe('done')
+    expect(text(reader.body)).toBe('a')
+    expect(reader.reusable).toBe(false)
+  })
+
+  test('a connection closed mid-body or mid-head is an ECONNRESET error; before any byte, nothing was received', () => {
+    const reader = new ResponseReader('GET', 0)
+    feed(reader, bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'))
+    expect(() => reader.end()).toThrow(expect.objectContaining({ code: 'ECONNRESET' }))
+    const early = new ResponseReader('GET', 0)
+    expect(early.received).toBe(false)
+    expect(() => early.end()).toThrow(expect.objectContaining({ code: 'ECONNRESET' }))
+  })
+})
+
+describe('ResponseReader bound', () => {
+  test('an announced length above the bound is too large at once, nothing kept, the connection not reused', () => {
+    const reader = new ResponseReader('GET', 5)
+    expect(reader.push(bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n'))).toBe('too-large')
+    expect(reader.tooLarge).toBe(true)
+    expect(reader.reusable).toBe(false)
+  })
+
+  test('chunked and close-delimited bodies are too large once past the bound; up to it they are kept', () => {
+    const over = new ResponseReader('GET', 5)
+    expect(feed(over, bytesOf(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(['abc', 'def'])}`))).toBe('too-large')
+    const closeDelimited = new ResponseReader('GET', 5)
+    expect(closeDelimited.push(bytesOf('HTTP/1.1 200 OK\r\n\r\nabcdef'))).toBe('too-large')
+    const exact = new ResponseReader('GET', 6)
+    expect(feed(exact, bytesOf(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(['abc', 'def'])}`))).toBe('done')
+    expect(text(exact.body)).toBe('abcdef')
+  })
+})
+
+describe('ResponseReader refuses what is not HTTP/1.1', () => {
+  test.each([
+    ['a bad status line', 'HTTP/2 200 OK\r\n\r\n'],
+    ['a header line without a colon', 'HTTP/1.1 200 OK\r\nno colon here\r\n\r\n'],
+    ['a bad header name', 'HTTP/1.1 200 OK\r\nbad name: x\r\n\r\n'],
+    ['a bad Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: 12abc\r\n\r\n'],
+    ['disagreeing Content-Lengths', 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'],
+    ['a bad chunk size', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    ['a chunk without its CRLF', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\naXY'],
+  ])('%s', (_, wire) => {
+    expect(() => new ResponseReader('GET', 0).push(bytesOf(wire))).toThrow(ResponseProtocolError)
+  })
+
+  test('a head that never ends is refused past 64 KB instead of being buffered', () => {
+    const reader = new ResponseReader('GET', 0)
+    reader.push(bytesOf('HTTP/1.1 200 OK\r\n'))
+    const line = bytesOf(`X-Long: ${'a'.repeat(1000)}\r\n`)
+    expect(() => {
+      for (let i = 0; i < 100; i++) reader.push(line)
+    }).toThrow(ResponseProtocolError)
+  })
+})
+
+describe('parseHead', () => {
+  test('repeated fields are joined with ", " as Headers joins them; Set-Cookie values are kept apart', () => {
+    const head = parseHead('HTTP/1.1 200 OK\r\nVary: a\r\nvary:  b \r\nSet-Cookie: x=1\r\nSet-Cookie: y=2')
+    expect(head).toEqual({ status: 200, fields: { vary: 'a, b' }, setCookies: ['x=1', 'y=2'] })
+    const headers = new Headers([
+      ['vary', 'a'],
+      ['vary', 'b'],
+    ])
+    expect(headers.get('vary')).toBe(head.fields['vary']!)
+  })
+
+  test('a status line without a reason phrase is accepted', () => {
+    expect(parseHead('HTTP/1.1 204').status).toBe(204)
+  })
+})
+
+describe('ResponseReader properties', () => {
+  const body = fc.uint8Array({ maxLength: 300 })
+  const cuts = fc.array(fc.nat({ max: 600 }), { maxLength: 12 })
+
+  test('a Content-Length response cut anywhere reads back the same body and head', () => {
+    fc.assert(
+      fc.property(body, cuts, (payload, at) => {
+        const wire = Buffer.concat([bytesOf(`HTTP/1.1 200 OK\r\nContent-Length: ${payload.length}\r\n\r\n`), payload])
+        const reader = new ResponseReader('GET', 0)
+        expect(feed(reader, wire, at)).toBe('done')
+        expect(Buffer.from(reader.body).equals(Buffer.from(payload))).toBe(true)
+        expect(reader.reusable).toBe(true)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  test('a chunked response, chunked any way and cut anywhere, de-chunks to the concatenation of its chunks', () => {
+    const parts = fc.array(fc.string({ minLength: 1, maxLength: 40 }), { maxLength: 8 })
+    fc.assert(
+      fc.property(parts, cuts, (chunks, at) => {
+        const latin1 = chunks.map((c) => Buffer.from(c, 'utf8').toString('latin1'))
+        const wire = bytesOf(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(latin1)}`)
+        const reader = new ResponseReader('GET', 0)
+        expect(feed(reader, wire, at)).toBe('done')
+        expect(Buffer.from(reader.body).toString('latin1')).toBe(latin1.join(''))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  test('the body is never larger than the bound, and too-large exactly when the body exceeds it', () => {
+    fc.assert(
+      fc.property(body, fc.nat({ max: 400 }), fc.boolean(), (payload, bound, isChunked) => {
+        const wire = isChunked
+          ? bytesOf(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(payload.length ? [Buffer.from(payload).toString('latin1')] : [])}`)
+          : Buffer.concat([bytesOf(`HTTP/1.1 200 OK\r\nContent-Length: ${payload.length}\r\n\r\n`), payload])
+        const reader = new ResponseReader('GET', bound)
+        const state = feed(reader, wire)
+        const over = bound !== 0 && payload.length > bound
+        expect(state).toBe(over ? 'too-large' : 'done')
+        if (!over) expect(reader.body.length).toBe(payload.length)
+      }),
+      { numRuns: 300 },
+    )
+  })
+})
