@@ -106,8 +106,9 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     return Buffer.concat([headBytes, body])
   }
 
-  async function exchangeOnce(request: Http1Request, bytes: Buffer, reader: ResponseReader): Promise<Connection> {
-    const connection = idle.take() ?? (await connect(hostname, port, request.signal))
+  /** @param fresh on a new connection, not an idle one (the retry after a stale one) */
+  async function exchangeOnce(request: Http1Request, bytes: Buffer, reader: ResponseReader, fresh: boolean) {
+    const connection = (fresh ? undefined : idle.take()) ?? (await connect(hostname, port, request.signal))
     await connection.exchange(bytes, reader, request.signal)
     return connection
   }
@@ -128,13 +129,15 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       try {
         let connection: Connection
         try {
-          connection = await exchangeOnce(request, bytes, reader)
+          connection = await exchangeOnce(request, bytes, reader, false)
         } catch (error) {
           if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
           reader = new ResponseReader(method, maxBodyBytes)
-          connection = await exchangeOnce(request, bytes, reader)
+          connection = await exchangeOnce(request, bytes, reader, true)
         }
-        if (reader.reusable) idle.put(connection)
+        // A response that came before the whole request was written (a 413
+        // at once, say) leaves the connection out of step: not reused.
+        if (reader.reusable && connection.requestWritten) idle.put(connection)
         else connection.close()
         const head = reader.head!
         const latencyMs = connection.headAt - started
@@ -180,6 +183,8 @@ class Connection {
   idleSince = 0
   /** When the current exchange's response head came in (performance.now()). */
   headAt = 0
+  /** Whether the current exchange's request went out whole. */
+  requestWritten = false
   /** Set while the connection is in an idle list, to take it out when it closes there. */
   onIdleClose: ((connection: Connection) => void) | undefined
   private reader: ResponseReader | undefined
@@ -200,6 +205,7 @@ class Connection {
     if (this.closed) return Promise.reject(this.reused ? new StaleConnectionError() : closedError())
     this.reader = reader
     this.headAt = 0
+    this.requestWritten = false
     this.signal = signal
     signal.addEventListener('abort', this.onAbort, { once: true })
     const done = new Promise<void>((resolve, reject) => {
@@ -261,6 +267,7 @@ class Connection {
   private write(bytes: Buffer): void {
     const written = this.socket!.write(bytes)
     if (written < bytes.byteLength) this.unsent = bytes.subarray(Math.max(0, written))
+    else this.requestWritten = true
   }
 
   private succeed(): void {

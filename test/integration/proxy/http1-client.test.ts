@@ -260,6 +260,61 @@ describe('stale connections and failures', () => {
     expect(server.connections).toHaveLength(2)
   })
 
+  test('the retry goes to a new connection even when another idle one is there', async () => {
+    const answers: (() => void)[] = []
+    let stale = false
+    const { server, client } = setup(
+      (_, connection, index) => {
+        if (stale && index > 0) return 'close'
+        answers.push(() => connection.socket.write(ok('{}')))
+        return 'ignore'
+      },
+      { maxConnsPerHost: 0 },
+    )
+    const first = [client.send(get(), 0), client.send(get(), 0)]
+    await until(() => answers.length === 2)
+    for (const answer of answers.splice(0)) answer()
+    await Promise.all(first)
+    stale = true
+    const retried = client.send(get(), 0)
+    await until(() => answers.length === 1)
+    answers[0]!()
+    expect((await retried).kind).toBe('complete')
+    // Two idle connections, one tried and found stale, then a third opened: not the other idle one.
+    expect(server.connections).toHaveLength(3)
+  })
+
+  test('a response that comes before the whole request went out leaves its connection unused afterwards', async () => {
+    const listener = Bun.listen<{ answered: boolean }>({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        open(socket) {
+          socket.data = { answered: false }
+        },
+        data(socket) {
+          // Answers the head at once and never reads the rest of the body.
+          if (socket.data.answered) return
+          socket.data.answered = true
+          socket.write('HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n')
+        },
+      },
+    })
+    const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+    pools.push(pool)
+    try {
+      const client = pool.shadowClient(`http://127.0.0.1:${listener.port}`)
+      const big = { ...get(), method: 'PUT', body: new Uint8Array(32 * 1024 * 1024) }
+      const result = await client.send(big, 0)
+      expect(result.kind === 'complete' && result.status).toBe(413)
+      const second = await client.send({ ...get(), method: 'PUT', body: new Uint8Array(8) }, 0)
+      // Reusing the first connection would have put this request inside the first one's body.
+      expect(second.kind === 'complete' && second.status).toBe(413)
+    } finally {
+      listener.stop(true)
+    }
+  })
+
   test('a POST is not replayed: the stale connection is a reset', async () => {
     const { client } = setup(staleOnSecond)
     await client.send(get(), 0)
