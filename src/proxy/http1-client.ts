@@ -17,12 +17,12 @@
  * a request that can be replayed (RFC 9110 section 9.2.2), as Go's
  * transport and fetch do.
  */
-import type { HeaderMap } from '../diff/index.ts'
 import type { UpstreamRecorder } from '../metrics/index.ts'
 import { headerMapOfFields } from './capture.ts'
 import { ResponseReader } from './http1-response.ts'
 import type { Semaphore } from './semaphore.ts'
 import { toUpstreamError } from './upstream-error.ts'
+import type { WholeResponse } from './upstream-pool.ts'
 
 /** One exchange's request: what `UpstreamRequest` says, with the body read. */
 export interface Http1Request {
@@ -32,17 +32,6 @@ export interface Http1Request {
   readonly body: Uint8Array | null
   readonly signal: AbortSignal
 }
-
-/** The same shape as `WholeResponse` of `upstream-pool.ts`. */
-export type Http1Result =
-  | {
-      readonly kind: 'complete'
-      readonly status: number
-      readonly headers: HeaderMap
-      readonly body: Uint8Array
-      readonly latencyMs: number
-    }
-  | { readonly kind: 'too-large' }
 
 export interface Http1ClientOptions {
   /** `live`, `shadow` or `api`, for error texts. */
@@ -59,7 +48,7 @@ export interface Http1ClientOptions {
 
 export interface Http1Client {
   /** Sends the request and reads the response whole, within `maxBodyBytes` (0: unlimited). Rejects with an UpstreamError. */
-  send(request: Http1Request, maxBodyBytes: number): Promise<Http1Result>
+  send(request: Http1Request, maxBodyBytes: number): Promise<WholeResponse>
 }
 
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */
