@@ -213,8 +213,12 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   return pool
 }
 
-/** The shadow over fetch (an `https:` shadow): the body read within the bound, then the slot freed. */
-function shadowOverFetch(client: UpstreamClient): ShadowClient {
+/**
+ * The shadow over fetch (an `https:` shadow): the body read within the
+ * bound, then the slot freed. Exported for the tests, which check that it
+ * and our HTTP/1.1 client read the same responses alike.
+ */
+export function shadowOverFetch(client: UpstreamClient): ShadowClient {
   return {
     async send(request, maxBodyBytes) {
       const exchange = await client.send({ ...request, headers: shadowRequestHeaders(request.headers) })

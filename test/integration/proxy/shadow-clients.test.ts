@@ -1,0 +1,122 @@
+/**
+ * The two shadow clients, ours over `Bun.connect` (http: shadows) and the
+ * one over fetch (https: shadows), against the same scripted responses on
+ * 127.0.0.1: the same status, header map and body bytes, or both
+ * too-large, so that which one a shadow gets never changes a diff.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { gzipSync } from 'node:zlib'
+import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../src/proxy/index.ts'
+import { shadowOverFetch, type ShadowClient } from '../../../src/proxy/upstream-pool.ts'
+
+const gzip = gzipSync(JSON.stringify({ id: 1, items: Array.from({ length: 50 }, (_, i) => ({ i })) }))
+
+/** Raw responses by path, written as they are; the property below adds its own. */
+const RESPONSES: Record<string, Buffer> = {
+  '/json': Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}'),
+  '/gzip': Buffer.concat([
+    Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzip.length}\r\n\r\n`),
+    gzip,
+  ]),
+  '/chunked': Buffer.from('HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n4\r\nabcd\r\n3\r\nefg\r\n0\r\n\r\n'),
+  '/fields': Buffer.from(
+    'HTTP/1.1 200 OK\r\nVary: Accept\r\nvary: Origin\r\nSet-Cookie: a=1; Path=/\r\nSet-Cookie: b=2\r\nX-Empty:\r\nETag: "x"\r\nContent-Length: 2\r\n\r\nok',
+  ),
+  '/no-content': Buffer.from('HTTP/1.1 204 No Content\r\nX-Id: 7\r\n\r\n'),
+  '/error': Buffer.from('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Length: 4\r\n\r\ndown'),
+  '/large': Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n${'x'.repeat(100)}`),
+  '/large-chunked': Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n64\r\n${'y'.repeat(100)}\r\n0\r\n\r\n`),
+}
+
+let listener: ReturnType<typeof Bun.listen>
+let pool: UpstreamPool
+let ours: ShadowClient
+let viaFetch: ShadowClient
+
+beforeAll(() => {
+  listener = Bun.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      data(socket, data) {
+        const path = data.toString('latin1').split(' ')[1]!
+        socket.write(RESPONSES[path] ?? Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'))
+      },
+    },
+  })
+  const url = `http://127.0.0.1:${listener.port}`
+  pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+  ours = pool.shadowClient(url)
+  viaFetch = shadowOverFetch(pool.client('shadow', url))
+})
+
+afterAll(() => {
+  pool.close()
+  listener.stop(true)
+})
+
+const request = (pathAndQuery: string) => ({
+  method: 'GET',
+  pathAndQuery,
+  headers: new Headers(),
+  body: null,
+  signal: new AbortController().signal,
+})
+
+describe('both shadow clients read a response alike', () => {
+  test.each(Object.keys(RESPONSES))('%s', async (path) => {
+    const bound = path.startsWith('/large') ? 50 : 0
+    const [a, b] = await Promise.all([ours.send(request(path), bound), viaFetch.send(request(path), bound)])
+    if (a.kind === 'complete' && b.kind === 'complete') {
+      expect({ ...a, latencyMs: 0 }).toEqual({ ...b, latencyMs: 0 })
+      expect(Buffer.from(a.body).equals(Buffer.from(b.body))).toBe(true)
+    } else {
+      expect(a).toEqual(b)
+    }
+    expect(a.kind).toBe(path.startsWith('/large') ? 'too-large' : 'complete')
+  })
+})
+
+describe('both shadow clients read generated responses alike', () => {
+  const name = fc.constantFrom('x-a', 'X-A', 'x-b', 'vary', 'set-cookie', 'cache-control', 'x-request-id', 'link')
+  const value = fc.stringMatching(/^[!-~]([ -~]{0,20}[!-~])?$/)
+  const response = fc.record({
+    status: fc.constantFrom(200, 201, 202, 204, 301, 400, 404, 500, 503),
+    fields: fc.array(fc.tuple(name, value), { maxLength: 8 }),
+    body: fc.uint8Array({ maxLength: 600 }),
+    chunks: fc.array(fc.integer({ min: 1, max: 200 }), { maxLength: 5 }),
+    chunked: fc.boolean(),
+  })
+
+  function wire(r: { status: number; fields: [string, string][]; body: Uint8Array; chunks: number[]; chunked: boolean }): Buffer {
+    let head = `HTTP/1.1 ${r.status} Status\r\n`
+    for (const [n, v] of r.fields) head += `${n}: ${v}\r\n`
+    if (r.status === 204) return Buffer.from(`${head}\r\n`)
+    if (!r.chunked) return Buffer.concat([Buffer.from(`${head}content-length: ${r.body.length}\r\n\r\n`), r.body])
+    const parts: Buffer[] = [Buffer.from(`${head}transfer-encoding: chunked\r\n\r\n`)]
+    let offset = 0
+    for (const size of [...r.chunks, r.body.length]) {
+      const piece = r.body.subarray(offset, Math.min(r.body.length, offset + size))
+      offset += piece.length
+      if (piece.length > 0) parts.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'))
+    }
+    parts.push(Buffer.from('0\r\n\r\n'))
+    return Buffer.concat(parts)
+  }
+
+  test('the same status, header map and body bytes', async () => {
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(response, async (r) => {
+        const path = `/generated-${n++}`
+        RESPONSES[path] = wire(r)
+        const [a, b] = await Promise.all([ours.send(request(path), 0), viaFetch.send(request(path), 0)])
+        delete RESPONSES[path]
+        expect(a.kind).toBe('complete')
+        expect({ ...a, latencyMs: 0 }).toEqual({ ...b, latencyMs: 0 })
+      }),
+      { numRuns: 150 },
+    )
+  })
+})
