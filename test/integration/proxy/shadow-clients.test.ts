@@ -94,7 +94,7 @@ describe('both shadow clients read generated responses alike', () => {
     for (const [n, v] of r.fields) head += `${n}: ${v}\r\n`
     if (r.status === 204) return Buffer.from(`${head}\r\n`)
     if (!r.chunked) return Buffer.concat([Buffer.from(`${head}content-length: ${r.body.length}\r\n\r\n`), r.body])
-    const parts: Buffer[] = [Buffer.from(`${head}transfer-encoding: chunked\r\n\r\n`)]
+    const parts: Uint8Array[] = [Buffer.from(`${head}transfer-encoding: chunked\r\n\r\n`)]
     let offset = 0
     for (const size of [...r.chunks, r.body.length]) {
       const piece = r.body.subarray(offset, Math.min(r.body.length, offset + size))
