@@ -29,7 +29,7 @@ const RESPONSES: Record<string, Buffer> = {
   '/large-chunked': Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n64\r\n${'y'.repeat(100)}\r\n0\r\n\r\n`),
 }
 
-let listener: ReturnType<typeof Bun.listen>
+let listener: Bun.TCPSocketListener<undefined>
 let pool: UpstreamPool
 let ours: ShadowClient
 let viaFetch: ShadowClient
