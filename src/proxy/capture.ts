@@ -109,7 +109,11 @@ export function headerMapOfFields(
   }
   const map: HeaderMap = {}
   for (const name of names) {
-    if (name !== 'set-cookie') map[canonicalHeaderName(name)] = [fields[name] as string]
+    if (name === 'set-cookie') continue
+    const key = canonicalHeaderName(name)
+    // `__proto__` is a header name like any other, not the map's prototype.
+    if (key === '__proto__') Object.defineProperty(map, key, { value: [fields[name]], enumerable: true, writable: true, configurable: true })
+    else map[key] = [fields[name] as string]
   }
   if (setCookies.length > 0) map['Set-Cookie'] = [...setCookies]
   return map

@@ -54,7 +54,9 @@ export interface Http1Client {
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 /** What needs no URL normalisation in a request target: no dot segment, nothing to percent-encode. */
-const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/
+/** Methods for which fetch sends no Content-Length when there is no body. */
+const NO_LENGTH_WITHOUT_BODY = new Set(['GET', 'HEAD', 'TRACE'])
 const USER_AGENT = `Bun/${Bun.version}`
 
 export function createHttp1Client(options: Http1ClientOptions): Http1Client {
@@ -64,9 +66,18 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const port = Number(url.port || 80)
   const base = options.baseUrl
   const prefix = url.pathname.replace(/\/+$/, '')
-  const setFields = options.setFields ?? {}
+  // Lines written on every request: the fields set by the caller, and
+  // credentials of the URL as fetch sends them (unless the request has its own).
+  const setNames = new Set<string>()
   let setLines = ''
-  for (const [name, value] of Object.entries(setFields)) setLines += `${name.toLowerCase()}: ${value}\r\n`
+  for (const [name, value] of Object.entries(options.setFields ?? {})) {
+    setNames.add(name.toLowerCase())
+    setLines += `${name.toLowerCase()}: ${value}\r\n`
+  }
+  const credentials =
+    url.username === '' && url.password === ''
+      ? undefined
+      : `authorization: Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}\r\n`
 
   function requestBytes(request: Http1Request): Buffer {
     const { method, headers, body } = request
@@ -74,12 +85,14 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     let host = false
     let agent = false
     let accept = false
+    let authorization = false
     for (const [name, value] of headers) {
       if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection') continue
-      if (setFields[name] !== undefined) continue
+      if (setNames.has(name)) continue
       if (name === 'host') host = true
       else if (name === 'user-agent') agent = true
       else if (name === 'accept') accept = true
+      else if (name === 'authorization') authorization = true
       head += `${name}: ${value}\r\n`
     }
     head += setLines
@@ -87,7 +100,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     if (!agent) head += `user-agent: ${USER_AGENT}\r\n`
     if (!accept) head += 'accept: */*\r\n'
     if (!host) head += `host: ${url.host}\r\n`
-    if (body !== null || (method !== 'GET' && method !== 'HEAD')) head += `content-length: ${body?.byteLength ?? 0}\r\n`
+    if (!authorization && credentials !== undefined) head += credentials
+    if (body !== null || !NO_LENGTH_WITHOUT_BODY.has(method)) head += `content-length: ${body?.byteLength ?? 0}\r\n`
     head += '\r\n'
     // Header values are byte strings (the Fetch standard): latin1 keeps each byte as it is.
     if (body === null || body.byteLength === 0) return Buffer.from(head, 'latin1')
@@ -97,6 +111,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
 
   /** @param fresh on a new connection, not an idle one (the retry after a stale one) */
   async function exchangeOnce(request: Http1Request, bytes: Buffer, reader: ResponseReader, fresh: boolean) {
+    // Aborted already: no idle connection is taken only to be closed.
+    if (request.signal.aborted) throw request.signal.reason
     const connection = (fresh ? undefined : idle.take()) ?? (await connect(hostname, port, request.signal))
     await connection.exchange(bytes, reader, request.signal)
     return connection
@@ -156,12 +172,19 @@ function replayable(method: string, headers: Headers): boolean {
   return IDEMPOTENT.has(method) || headers.has('idempotency-key') || headers.has('x-idempotency-key')
 }
 
-/** The request target fetch would send for `base + pathAndQuery`: dot segments resolved, odd characters encoded. */
+/**
+ * The request target fetch sends for `base + pathAndQuery`: the URL
+ * parser's (dot segments resolved, `%2e` ones too; spaces, quotes and
+ * non-ASCII percent-encoded), and then, as Bun's fetch does, a path that
+ * starts with several slashes starts with one.
+ */
 export function requestTarget(base: string, prefix: string, pathAndQuery: string): string {
-  const target = prefix + pathAndQuery
-  if (PLAIN_TARGET.test(target) && !target.includes('/.')) return target
-  const url = new URL(base + pathAndQuery)
-  return url.pathname + url.search
+  let target = prefix + pathAndQuery
+  if (!PLAIN_TARGET.test(target) || target.includes('/.') || /%2e/i.test(target)) {
+    const url = new URL(base + pathAndQuery)
+    target = url.pathname + url.search
+  }
+  return target.startsWith('//') ? target.replace(/^\/+/, '/') : target
 }
 
 /** One socket, one exchange at a time. */

@@ -34,13 +34,22 @@ export interface ResponseHead extends ResponseFields {
 /** What a `push()` or `end()` left the reader in. */
 export type ReadState = 'more' | 'done' | 'too-large'
 
-/** A head longer than this is refused rather than buffered (Bun's and Go's limits are of this order). */
+/**
+ * A head (or a trailer section) longer than this is refused rather than
+ * buffered, however the bytes are split (Bun's and Go's limits are of
+ * this order).
+ */
 const MAX_HEAD_BYTES = 64 * 1024
 /** A chunk-size line longer than this is refused (hex digits and extensions). */
 const MAX_CHUNK_LINE_BYTES = 4096
 const CRLF = Buffer.from('\r\n')
-const HEAD_END = Buffer.from('\r\n\r\n')
+const LF = 10
+const CR = 13
 const EMPTY = new Uint8Array(0)
+/** A chunk-size line as fetch takes it: hex digits, then extensions or nothing (no whitespace). */
+const CHUNK_SIZE_LINE = /^([0-9a-fA-F]{1,15})(?:;.*)?$/
+/** Field values: visible bytes, spaces and tabs; a CR, LF or other control byte is refused, as fetch refuses it. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
 const enum Phase {
   Head,
@@ -67,6 +76,7 @@ export class ResponseReader {
   tooLarge = false
   private parts: Uint8Array[] = []
   private total = 0
+  private trailerBytes = 0
   private keepAlive = false
 
   /**
@@ -175,20 +185,26 @@ export class ResponseReader {
   }
 
   private readHead(data: Buffer, offset: number): number {
-    const end = data.indexOf(HEAD_END, offset)
-    if (end === -1) {
+    const found = headEnd(data, offset)
+    if (found === undefined) {
       if (data.byteLength - offset > MAX_HEAD_BYTES) throw new ResponseProtocolError('response head too large')
       return -(offset + 1)
     }
+    const [end, next] = found
+    if (end - offset > MAX_HEAD_BYTES) throw new ResponseProtocolError('response head too large')
     const text = data.toString('latin1', offset, end)
     const head = parseHead(text)
-    const next = end + 4
     if (head.status >= 100 && head.status < 200) {
       if (head.status === 101) throw new ResponseProtocolError('unexpected 101 Switching Protocols')
       return next // interim response: the real one follows
     }
     this.head = head
     this.keepAlive = keepsAlive(text, head.fields)
+    // Transfer-Encoding with Content-Length, or in HTTP/1.0: framed by the
+    // coding, but the connection is closed after (RFC 9112 section 6.1).
+    if (head.fields['transfer-encoding'] !== undefined && (head.fields['content-length'] !== undefined || text.startsWith('HTTP/1.0'))) {
+      this.keepAlive = false
+    }
     const framing = framingOf(this.method, head)
     if (framing.kind === 'none') {
       this.phase = this.finish()
@@ -210,11 +226,11 @@ export class ResponseReader {
   private readChunkSize(data: Buffer, offset: number): number {
     const end = data.indexOf(CRLF, offset)
     if (end === -1) return -(offset + 1)
+    if (end - offset > MAX_CHUNK_LINE_BYTES) throw new ResponseProtocolError('chunk size line too long')
     const line = data.toString('latin1', offset, end)
-    const semicolon = line.indexOf(';')
-    const hex = (semicolon === -1 ? line : line.slice(0, semicolon)).trim()
-    if (!/^[0-9a-fA-F]{1,15}$/.test(hex)) throw new ResponseProtocolError(`bad chunk size ${JSON.stringify(hex)}`)
-    const size = parseInt(hex, 16)
+    const match = CHUNK_SIZE_LINE.exec(line)
+    if (match === null) throw new ResponseProtocolError(`bad chunk size line ${JSON.stringify(line.slice(0, 40))}`)
+    const size = parseInt(match[1]!, 16)
     if (size === 0) {
       this.phase = Phase.Trailers
     } else {
@@ -229,6 +245,8 @@ export class ResponseReader {
   private readTrailers(data: Buffer, offset: number): number {
     const end = data.indexOf(CRLF, offset)
     if (end === -1) return -(offset + 1)
+    this.trailerBytes += end + 2 - offset
+    if (this.trailerBytes > MAX_HEAD_BYTES) throw new ResponseProtocolError('trailer section too large')
     if (end === offset) this.phase = this.finish()
     return end + 2
   }
@@ -254,20 +272,43 @@ export class ResponseReader {
     return this.maxBodyBytes !== 0 && length > this.maxBodyBytes
   }
 
+  /** The same bounds as on bytes that came in one read, so that how TCP splits them changes nothing. */
   private checkCarry(): void {
-    const limit = this.phase === Phase.Head ? MAX_HEAD_BYTES : MAX_CHUNK_LINE_BYTES
-    if (this.carry!.byteLength > limit + 4) {
-      throw new ResponseProtocolError(this.phase === Phase.Head ? 'response head too large' : 'chunk size line too long')
+    const length = this.carry!.byteLength
+    if (this.phase === Phase.Head && length > MAX_HEAD_BYTES) throw new ResponseProtocolError('response head too large')
+    if (this.phase === Phase.ChunkSize && length > MAX_CHUNK_LINE_BYTES) {
+      throw new ResponseProtocolError('chunk size line too long')
+    }
+    if (this.phase === Phase.Trailers && this.trailerBytes + length > MAX_HEAD_BYTES) {
+      throw new ResponseProtocolError('trailer section too large')
     }
   }
 }
 
-/** Status line and fields of a head (without its final empty line). */
+/**
+ * Where a head ends: the offset of its last line's end and of the first
+ * byte after its empty line. Lines may end with a bare LF (RFC 9112
+ * section 2.2 allows it; fetch accepts it), not with a bare CR.
+ */
+function headEnd(data: Buffer, offset: number): [end: number, next: number] | undefined {
+  let lf = data.indexOf(LF, offset)
+  while (lf !== -1) {
+    const end = lf > offset && data[lf - 1] === CR ? lf - 1 : lf
+    if (data[lf + 1] === LF) return [end, lf + 2]
+    if (data[lf + 1] === CR && data[lf + 2] === LF) return [end, lf + 3]
+    if (lf + 2 >= data.byteLength) return undefined
+    lf = data.indexOf(LF, lf + 1)
+  }
+  return undefined
+}
+
+/** Status line and fields of a head (without its final empty line; lines end with CRLF or LF). */
 export function parseHead(text: string): ResponseHead {
-  const lines = text.split('\r\n')
+  const lines = text.split(/\r?\n/)
   const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!)
   if (match === null) throw new ResponseProtocolError(`bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`)
-  const fields: Record<string, string> = {}
+  // No prototype: a field named `constructor` or `__proto__` is a field like any other.
+  const fields: Record<string, string> = Object.create(null)
   const setCookies: string[] = []
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!
@@ -276,6 +317,7 @@ export function parseHead(text: string): ResponseHead {
     const name = line.slice(0, colon).toLowerCase()
     if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
     const value = line.slice(colon + 1).trim()
+    if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
     if (name === 'set-cookie') setCookies.push(value)
     else fields[name] = fields[name] === undefined ? value : `${fields[name]}, ${value}`
   }
@@ -298,9 +340,9 @@ function framingOf(method: string, head: ResponseHead): Framing {
   }
   const length = fields['content-length']
   if (length !== undefined) {
-    // Repeated fields joined with ", " must all agree (RFC 9110 section 8.6).
+    // Repeated fields (joined with ", ") must all agree (RFC 9110 section 8.6).
     const values = length.split(',').map((v) => v.trim())
-    if (!values.every((v) => /^\d{1,15}$/.test(v) && v === values[0])) {
+    if (!values.every((v) => /^\d{1,15}$/.test(v) && Number(v) === Number(values[0]))) {
       throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(length)}`)
     }
     return { kind: 'length', length: Number(values[0]) }

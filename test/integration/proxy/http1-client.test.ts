@@ -105,17 +105,30 @@ describe('what it sends', () => {
     return { line, fields: fields.map((f) => f.replace(/^([^:]+):/, (n) => n.toLowerCase())).sort(), body }
   }
 
+  const json = { 'x-request-id': 'r-1', 'content-type': 'application/json', 'x-svc-mode': 'shadow' }
   test.each([
-    ['GET with a query', 'GET', '/a/b?x=1&y=%20', null],
-    ['POST with a body', 'POST', '/echo', new TextEncoder().encode('{"a":1}')],
-    ['DELETE without a body', 'DELETE', '/items/1', null],
-    ['a target with dot segments and characters to encode', 'GET', '/a/./b/../c d/é?q=a b', null],
-  ])('%s: the same request line, fields and body as fetch sends', async (_, method, pathAndQuery, body) => {
-    const { server, pool, client } = setup(() => ok('{}'))
-    const headers = new Headers({ 'x-request-id': 'r-1', 'content-type': 'application/json', 'x-svc-mode': 'shadow' })
+    ['GET with a query', 'GET', '/a/b?x=1&y=%20', null, json, ''],
+    ['POST with a body', 'POST', '/echo', new TextEncoder().encode('{"a":1}'), json, ''],
+    ['DELETE without a body', 'DELETE', '/items/1', null, json, ''],
+    ['TRACE and OPTIONS without a body', 'TRACE', '/t', null, json, ''],
+    ['OPTIONS without a body', 'OPTIONS', '/t', null, json, ''],
+    ['a target with dot segments and characters to encode', 'GET', "/a/./b/../c d/é/%2e%2e/f?q=a b&r='s'", null, json, ''],
+    ['a target starting with two slashes', 'GET', '//x//y?z=//w', null, json, ''],
+    ['a field named like an Object property', 'GET', '/', null, { constructor: 'c', ['__proto__']: 'p', 'x-svc-mode': 'shadow' }, ''],
+    ['credentials in the upstream URL', 'GET', '/', null, json, 'u%20x:p%40ss@'],
+    ['credentials in the URL and an Authorization of the request', 'GET', '/', null, { ...json, authorization: 'Bearer t' }, 'u:p@'],
+  ])('%s: the same request line, fields and body as fetch sends', async (_, method, pathAndQuery, body, fields, userinfo) => {
+    const server = rawServer(() => ok('{}'))
+    servers.push(server)
+    const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+    pools.push(pool)
+    const base = server.url.replace('http://', `http://${userinfo}`)
+    const client = pool.shadowClient(base)
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(fields)) headers.set(name, value)
     const signal = new AbortController().signal
     await client.send({ method, pathAndQuery, headers, body, signal }, 0)
-    const viaFetch = await pool.client('live', server.url).send({ method, pathAndQuery, headers, body, signal })
+    const viaFetch = await pool.client('live', base).send({ method, pathAndQuery, headers, body, signal })
     await viaFetch.response.arrayBuffer()
     viaFetch.done()
     const [ours, fetched] = server.connections.flatMap((c) => c.requests).map(parts)
@@ -181,7 +194,7 @@ describe('keep-alive and the SVC_APP_HTTP_CLIENT_* limits', () => {
     expect(server.connections[0]!.requests).toHaveLength(5)
   })
 
-  test('MAX_CONNS_PER_HOST bounds the connections open at once, shared with fetch to the same origin', async () => {
+  test('MAX_CONNS_PER_HOST bounds the exchanges in flight, and fetch to the same origin waits for the same slots', async () => {
     const answers: (() => void)[] = []
     const { server, pool, client } = setup(
       (_, connection) => {
@@ -190,18 +203,30 @@ describe('keep-alive and the SVC_APP_HTTP_CLIENT_* limits', () => {
       },
       { maxConnsPerHost: 2 },
     )
-    const pending = Array.from({ length: 6 }, () => client.send(get(), 0))
+    const pending = Array.from({ length: 4 }, () => client.send(get(), 0))
     await until(() => answers.length === 2)
-    await Bun.sleep(50)
-    expect(server.connections).toHaveLength(2)
-    const viaFetch = pool.client('live', server.url).send(get())
-    for (let answered = 0; answered < 7; answered++) {
+    let fetched = false
+    const viaFetch = pool
+      .client('live', server.url)
+      .send(get())
+      .then((exchange) => {
+        fetched = true
+        return exchange
+      })
+    await Bun.sleep(100)
+    // Two exchanges hold both slots: nothing else reached the server, fetch's request included.
+    expect(server.connections.flatMap((c) => c.requests)).toHaveLength(2)
+    expect(fetched).toBe(false)
+    for (let answered = 0; answered < 5; answered++) {
       await until(() => answers.length > answered)
       answers[answered]!()
+      await Bun.sleep(20)
+      expect(server.connections.flatMap((c) => c.requests).length - (answered + 1)).toBeLessThanOrEqual(2)
     }
     expect((await Promise.all(pending)).every((r) => r.kind === 'complete')).toBe(true)
-    ;(await viaFetch).done()
-    expect(server.connections.length).toBeLessThanOrEqual(3)
+    const exchange = await viaFetch
+    await exchange.response.arrayBuffer()
+    exchange.done()
   })
 
   test('MAX_IDLE_CONNS_PER_HOST: connections beyond it are closed when their exchange ends', async () => {
@@ -246,6 +271,24 @@ describe('keep-alive and the SVC_APP_HTTP_CLIENT_* limits', () => {
     await until(() => server.open === 0)
     expect((await client.send(get(), 0)).kind).toBe('complete')
     expect(server.connections).toHaveLength(2)
+  })
+
+  test('a connection the server closes while idle no longer counts against MAX_IDLE_CONNS', async () => {
+    const a = rawServer(() => ok('{}'))
+    const b = rawServer(() => ok('{}'))
+    servers.push(a, b)
+    const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxIdleConns: 1 } })
+    pools.push(pool)
+    await pool.shadowClient(a.url).send(get(), 0)
+    a.connections[0]!.socket.end()
+    await until(() => a.open === 0)
+    await Bun.sleep(20)
+    // The budget of one idle connection is free again: b's is kept.
+    await pool.shadowClient(b.url).send(get(), 0)
+    await Bun.sleep(50)
+    expect(b.open).toBe(1)
+    await pool.shadowClient(b.url).send(get(), 0)
+    expect(b.connections).toHaveLength(1)
   })
 })
 

@@ -95,9 +95,53 @@ describe('ResponseReader framing', () => {
     const reader = new ResponseReader('GET', 0)
     feed(reader, bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'))
     expect(() => reader.end()).toThrow(expect.objectContaining({ code: 'ECONNRESET' }))
+    const midHead = new ResponseReader('GET', 0)
+    expect(midHead.push(bytesOf('HTTP/1.1 200 OK\r\nContent-Le'))).toBe('more')
+    expect(midHead.received).toBe(true)
+    expect(() => midHead.end()).toThrow(expect.objectContaining({ code: 'ECONNRESET' }))
     const early = new ResponseReader('GET', 0)
     expect(early.received).toBe(false)
     expect(() => early.end()).toThrow(expect.objectContaining({ code: 'ECONNRESET' }))
+  })
+})
+
+describe('ResponseReader takes what fetch takes', () => {
+  test('lines ending with a bare LF in the head (RFC 9112 2.2)', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\nContent-Length: 2\nX-A: 1\r\n\nok'))).toBe('done')
+    expect(reader.head!.fields).toEqual({ 'content-length': '2', 'x-a': '1' })
+    expect(text(reader.body)).toBe('ok')
+  })
+
+  test('bare-LF heads cut anywhere', () => {
+    const wire = bytesOf('HTTP/1.1 200 OK\nContent-Length: 3\n\nabc')
+    for (let cut = 1; cut < wire.length; cut++) {
+      const reader = new ResponseReader('GET', 0)
+      expect(feed(reader, wire, [cut])).toBe('done')
+      expect(text(reader.body)).toBe('abc')
+    }
+  })
+
+  test('repeated Content-Lengths that agree as numbers', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 02\r\n\r\nok'))).toBe('done')
+  })
+
+  test('fields named like Object properties are plain fields', () => {
+    const head = parseHead('HTTP/1.1 200 OK\r\nConstructor: c1\r\n__proto__: p\r\ntoString: t')
+    expect(head.fields['constructor']).toBe('c1')
+    expect(head.fields['__proto__']).toBe('p')
+    expect(head.fields['tostring']).toBe('t')
+  })
+
+  test('Transfer-Encoding with Content-Length, or in HTTP/1.0: read by the coding, then the connection is closed', () => {
+    for (const version of ['HTTP/1.1', 'HTTP/1.0']) {
+      const length = version === 'HTTP/1.1' ? 'Content-Length: 99\r\n' : 'Connection: keep-alive\r\n'
+      const reader = new ResponseReader('GET', 0)
+      expect(feed(reader, bytesOf(`${version} 200 OK\r\n${length}Transfer-Encoding: chunked\r\n\r\n${chunked(['ab'])}`))).toBe('done')
+      expect(text(reader.body)).toBe('ab')
+      expect(reader.reusable).toBe(false)
+    }
   })
 })
 
@@ -128,9 +172,26 @@ describe('ResponseReader refuses what is not HTTP/1.1', () => {
     ['a bad Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: 12abc\r\n\r\n'],
     ['disagreeing Content-Lengths', 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'],
     ['a bad chunk size', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    ['a chunk size with a space after it (fetch refuses it)', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2 \r\nok\r\n0\r\n\r\n'],
+    ['a chunk size line ending with a bare LF (fetch refuses it)', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\nok\r\n0\r\n\r\n'],
+    ['a bare CR inside a field value', 'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 0\r\n\r\n'],
+    ['a control byte inside a field value', 'HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\nContent-Length: 0\r\n\r\n'],
     ['a chunk without its CRLF', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\naXY'],
   ])('%s', (_, wire) => {
     expect(() => new ResponseReader('GET', 0).push(bytesOf(wire))).toThrow(ResponseProtocolError)
+  })
+
+  test('the 64 KB bounds of the head and the trailers hold however the bytes are split', () => {
+    const big = `HTTP/1.1 200 OK\r\nX-Long: ${'a'.repeat(70_000)}\r\nContent-Length: 0\r\n\r\n`
+    expect(() => new ResponseReader('GET', 0).push(bytesOf(big))).toThrow(ResponseProtocolError)
+    expect(() => feed(new ResponseReader('GET', 0), bytesOf(big), [30_000, 60_000])).toThrow(ResponseProtocolError)
+    // A 5 KB trailer field is within the bound, whole or split.
+    const trailer = `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: ${'t'.repeat(5000)}\r\n\r\n`
+    for (const cuts of [[], [80, 3000], [2000]]) {
+      const reader = new ResponseReader('GET', 0)
+      expect(feed(reader, bytesOf(trailer), cuts)).toBe('done')
+      expect(text(reader.body)).toBe('ok')
+    }
   })
 
   test('a head that never ends is refused past 64 KB instead of being buffered', () => {
@@ -200,7 +261,7 @@ describe('ResponseReader properties', () => {
         const state = feed(reader, wire)
         const over = bound !== 0 && payload.length > bound
         expect(state).toBe(over ? 'too-large' : 'done')
-        if (!over) expect(reader.body.length).toBe(payload.length)
+        expect(reader.body.length).toBe(over ? 0 : payload.length)
       }),
       { numRuns: 300 },
     )
