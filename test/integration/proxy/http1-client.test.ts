@@ -245,12 +245,18 @@ describe('keep-alive and the SVC_APP_HTTP_CLIENT_* limits', () => {
     await until(() => server.open === 2)
   })
 
-  test('MAX_IDLE_CONNS bounds idle connections across hosts', async () => {
+  /** Two upstreams and a pool that keeps one idle connection across them (MAX_IDLE_CONNS=1). */
+  function twoHostsOneIdleConnection() {
     const a = rawServer(() => ok('{}'))
     const b = rawServer(() => ok('{}'))
     servers.push(a, b)
     const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxIdleConns: 1 } })
     pools.push(pool)
+    return { a, b, pool }
+  }
+
+  test('MAX_IDLE_CONNS bounds idle connections across hosts', async () => {
+    const { a, b, pool } = twoHostsOneIdleConnection()
     await pool.shadowClient(a.url).send(get(), 0)
     await pool.shadowClient(b.url).send(get(), 0)
     await until(() => a.open + b.open === 1)
@@ -274,11 +280,7 @@ describe('keep-alive and the SVC_APP_HTTP_CLIENT_* limits', () => {
   })
 
   test('a connection the server closes while idle no longer counts against MAX_IDLE_CONNS', async () => {
-    const a = rawServer(() => ok('{}'))
-    const b = rawServer(() => ok('{}'))
-    servers.push(a, b)
-    const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxIdleConns: 1 } })
-    pools.push(pool)
+    const { a, b, pool } = twoHostsOneIdleConnection()
     await pool.shadowClient(a.url).send(get(), 0)
     a.connections[0]!.socket.end()
     await until(() => a.open === 0)
