@@ -68,3 +68,34 @@ export function histogramSeries(
   }
   return family.metrics[0]
 }
+
+/**
+ * Sums the samples named `name` (a counter's, a gauge's, or a histogram's
+ * `_count` or `_sum`) whose labels include `labels`, values compared
+ * exactly. The whole text must first pass the real parser; the sum is
+ * read from the sample lines because the parser folds a histogram's
+ * labelled `_count` and `_sum` away (see histogramSeries).
+ */
+export function sumSamples(text: string, name: string, labels: Record<string, string> = {}): number {
+  parseExposition(text)
+  const wanted = Object.entries(labels)
+  let sum = 0
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    const sample = SAMPLE_LINE.exec(line)
+    if (sample === null) throw new Error(`not a sample line: ${line}`)
+    if (sample[1] !== name) continue
+    const present = new Map<string, string>()
+    for (const [, key, value] of (sample[2] ?? '').matchAll(LABEL_PAIR)) present.set(key!, unescapeLabel(value!))
+    if (wanted.every(([key, value]) => present.get(key) === value)) sum += Number(sample[3])
+  }
+  return sum
+}
+
+/** `name{labels} value [timestamp]` of the text exposition format. */
+const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?$/
+const LABEL_PAIR = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g
+
+function unescapeLabel(value: string): string {
+  return value.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c))
+}

@@ -22,6 +22,7 @@ import {
   waitFor,
   type TestUpstream,
 } from './upstreams.ts'
+import { sumSamples } from './prometheus-text.ts'
 import { readTimed } from './timed-read.ts'
 
 /**
@@ -549,22 +550,4 @@ export function shadowCaseSuite(
       }
     })
   }
-}
-
-/** Sums the samples of one metric name whose labels include all of `labels`. */
-export function sumSamples(
-  text: string,
-  name: string,
-  labels: Record<string, string> = {},
-): number {
-  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
-  let sum = 0
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue
-    const end = line.search(/[{ ]/)
-    if (end === -1 || line.slice(0, end) !== name) continue
-    if (!pairs.every((pair) => line.includes(pair))) continue
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1))
-  }
-  return sum
 }

@@ -16,7 +16,7 @@ import {
   svcGate,
   type SvcGate,
 } from '../../../src/module/index.ts'
-import { sumSamples } from '../../support/shadow-cases.ts'
+import { sumSamples } from '../../support/prometheus-text.ts'
 import { json, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { memoryLogger } from './module-harness.ts'
 

@@ -12,7 +12,7 @@ import {
   svcGate,
   type SvcGateOptions,
 } from '../../../src/module/index.ts'
-import { sumSamples } from '../../support/shadow-cases.ts'
+import { sumSamples } from '../../support/prometheus-text.ts'
 import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { HOST_KINDS, memoryLogger, startHost } from './module-harness.ts'
 

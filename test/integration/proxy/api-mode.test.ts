@@ -10,7 +10,8 @@ import { createLogger } from '../../../src/log/index.ts'
 import { createProxy } from '../../../src/proxy/start-proxy.ts'
 import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
 import { freePort, json, JSON_DOCUMENT, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
-import { startTestProxy, sumSamples, type ProxyUnderTest } from './proxy-harness.ts'
+import { sumSamples } from '../../support/prometheus-text.ts'
+import { startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 
 /** Passes requests to the API, or answers 503, or is down (connection refused). */
 interface ApiFront {

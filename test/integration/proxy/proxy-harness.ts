@@ -6,6 +6,7 @@ import { loadProxyConfig } from '../../../src/config/proxy-config.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { SKIP_REASONS, type SkipReason } from '../../../src/metrics/index.ts'
 import { createProxy, type RunningProxy } from '../../../src/proxy/start-proxy.ts'
+import { sumSamples } from '../../support/prometheus-text.ts'
 import { waitFor } from '../../support/upstreams.ts'
 
 export interface LogRecord {
@@ -92,20 +93,6 @@ export async function startTestProxy(env: Record<string, string>): Promise<Proxy
       ),
     stop: () => proxy.stop(),
   }
-}
-
-/** Sums the samples of one metric name whose labels include all of `labels`. */
-export function sumSamples(text: string, name: string, labels: Record<string, string> = {}): number {
-  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
-  let sum = 0
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue
-    const end = line.search(/[{ ]/)
-    if (end === -1 || line.slice(0, end) !== name) continue
-    if (!pairs.every((pair) => line.includes(pair))) continue
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1))
-  }
-  return sum
 }
 
 /** The standalone environment for a live/shadow pair. */

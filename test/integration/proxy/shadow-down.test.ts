@@ -19,7 +19,8 @@ import {
 } from '../../../src/proxy/index.ts'
 import { freePort, GZIP_BYTES, JSON_TEXT, useUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
 import { testShadowSettings } from '../../support/shadow-settings.ts'
-import { standaloneEnv, startTestProxy, sumSamples } from './proxy-harness.ts'
+import { sumSamples } from '../../support/prometheus-text.ts'
+import { standaloneEnv, startTestProxy } from './proxy-harness.ts'
 
 const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: refused within the last 60000 ms)'
 

@@ -16,7 +16,7 @@ import {
 } from '../../../src/proxy/index.ts'
 import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { testShadowSettings } from '../../support/shadow-settings.ts'
-import { sumSamples } from './proxy-harness.ts'
+import { sumSamples } from '../../support/prometheus-text.ts'
 
 let live: TestUpstream
 let shadow: TestUpstream
