@@ -318,6 +318,9 @@ export function parseHead(text: string): ResponseHead {
     if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
     const value = line.slice(colon + 1).trim()
     if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
+    // A list in one Content-Length field is refused, as fetch refuses it;
+    // repeated fields that agree are taken (framingOf).
+    if (name === 'content-length' && value.includes(',')) throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(value)}`)
     if (name === 'set-cookie') setCookies.push(value)
     else fields[name] = fields[name] === undefined ? value : `${fields[name]}, ${value}`
   }

@@ -81,6 +81,23 @@ describe('both shadow clients read a response alike', () => {
   })
 })
 
+describe('both shadow clients refuse the same malformed responses', () => {
+  const MALFORMED: Record<string, string> = {
+    '/cl-list': 'HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok',
+    '/cl-bad': 'HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok',
+    '/chunk-space': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2 \r\nok\r\n0\r\n\r\n',
+    '/value-cr': 'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 2\r\n\r\nok',
+  }
+
+  test.each(Object.keys(MALFORMED))('%s', async (path) => {
+    RESPONSES[path] = Buffer.from(MALFORMED[path]!, 'latin1')
+    const failed = (client: ShadowClient) => client.send(request(path), 0).then(() => false, () => true)
+    const [a, b] = await Promise.all([failed(ours), failed(viaFetch)])
+    delete RESPONSES[path]
+    expect({ ours: a, fetch: b }).toEqual({ ours: true, fetch: true })
+  })
+})
+
 describe('both shadow clients read generated responses alike', () => {
   const name = fc.constantFrom('x-a', 'X-A', 'x-b', 'vary', 'set-cookie', 'cache-control', 'x-request-id', 'link')
   const value = fc.stringMatching(/^[!-~]([ -~]{0,20}[!-~])?$/)
