@@ -161,10 +161,13 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
         target,
         baseUrl: base,
         async send(request) {
-          try {
-            await slots.acquire(request.signal)
-          } catch (error) {
-            throw toUpstreamError(error, target, request.signal)
+          // A free slot is taken at once: no promise to wait on.
+          if (!slots.tryAcquire()) {
+            try {
+              await slots.acquire(request.signal)
+            } catch (error) {
+              throw toUpstreamError(error, target, request.signal)
+            }
           }
           const started = performance.now()
           let response: Response
