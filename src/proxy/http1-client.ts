@@ -8,9 +8,11 @@
  * fetch, whose Response Bun.serve sends natively.
  *
  * It sends what fetch would send for the same call (fetch's default
- * User-Agent, Accept, Connection and Host when absent, Content-Length for
- * every method but GET and HEAD, the target normalised as a URL), so that
- * the shadow sees the same request as live. Connections are kept alive in
+ * User-Agent, Accept, Connection and Host when absent, Basic credentials
+ * of the URL, Content-Length for every method but GET, HEAD and TRACE
+ * without a body, the target as fetch normalises it), so that the shadow
+ * sees the same request as live (`shadow-clients.test.ts` and the tests of
+ * this client compare both on the wire). Connections are kept alive in
  * the host's idle list (its limits are the pool's: `upstream-pool.ts`), a
  * connection slot of the host is held for each exchange, and a reused
  * connection that the server had closed is retried once on a new one for
