@@ -27,7 +27,9 @@
  * `PROXY_CPU_BASELINE=<other checkout>/src/main.ts` adds `base-none`,
  * `base-shadow` and `base-down`: the same proxy from another checkout (an
  * A/B comparison of a change, interleaved in the same run, so that load
- * hits both alike).
+ * hits both alike). `PROXY_CPU_BASELINE_ENV=NAME=value,...` gives the
+ * baseline settings of its own (the connections per host it was best
+ * with, say).
  */
 import { spawn, type Subprocess } from 'bun'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -167,6 +169,12 @@ async function main(): Promise<void> {
   const only = process.env.PROXY_CPU_ONLY?.split(',')
   const at = (port: number) => `http://127.0.0.1:${port}`
   const baseline = process.env.PROXY_CPU_BASELINE
+  const baselineEnv = Object.fromEntries(
+    (process.env.PROXY_CPU_BASELINE_ENV ?? '')
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  )
   const all = [
     'minimal',
     'ours-none',
@@ -191,7 +199,8 @@ async function main(): Promise<void> {
         const main = name.startsWith('base') ? baseline : undefined
         // Down: a port nothing listens on, so every connection is refused.
         const shadow = name.endsWith('-down') ? at(freePort()) : at(p.shadow)
-        const proxy = await startOurProxy(at(p.live), shadow, { SVC_APP_SAMPLING_RATE: rate }, main)
+        const env = { SVC_APP_SAMPLING_RATE: rate, ...(name.startsWith('base') ? baselineEnv : {}) }
+        const proxy = await startOurProxy(at(p.live), shadow, env, main)
         children.push(proxy.child)
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
       } else {
