@@ -21,6 +21,7 @@
  */
 import type { UpstreamRecorder } from '../metrics/index.ts'
 import { headerMapOfFields } from './capture.ts'
+import { takeConnectionSlot } from './connection-slot.ts'
 import { ResponseReader } from './http1-response.ts'
 import type { Semaphore } from './semaphore.ts'
 import { toUpstreamError } from './upstream-error.ts'
@@ -106,9 +107,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     if (body !== null || !NO_LENGTH_WITHOUT_BODY.has(method)) head += `content-length: ${body?.byteLength ?? 0}\r\n`
     head += '\r\n'
     // Header values are byte strings (the Fetch standard): latin1 keeps each byte as it is.
-    if (body === null || body.byteLength === 0) return Buffer.from(head, 'latin1')
     const headBytes = Buffer.from(head, 'latin1')
-    return Buffer.concat([headBytes, body])
+    return body === null || body.byteLength === 0 ? headBytes : Buffer.concat([headBytes, body])
   }
 
   /** @param fresh on a new connection, not an idle one (the retry after a stale one) */
@@ -123,13 +123,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   return {
     async send(request, maxBodyBytes) {
       const { method, signal } = request
-      if (!slots.tryAcquire()) {
-        try {
-          await slots.acquire(signal)
-        } catch (error) {
-          throw toUpstreamError(error, target, signal)
-        }
-      }
+      const waiting = takeConnectionSlot(slots, signal, target)
+      if (waiting !== undefined) await waiting
       const started = performance.now()
       const bytes = requestBytes(request)
       let reader = new ResponseReader(method, maxBodyBytes)
@@ -364,17 +359,12 @@ export class IdleConnections {
     private readonly idleTimeoutMs: number,
   ) {}
 
-  get size(): number {
-    return this.list.length
-  }
-
   take(): Connection | undefined {
     const now = this.idleTimeoutMs === 0 ? 0 : performance.now()
     for (;;) {
       const connection = this.list.pop()
       if (connection === undefined) return undefined
-      this.budget.count--
-      connection.onIdleClose = undefined
+      this.leave(connection)
       if (connection.closed) continue
       if (this.idleTimeoutMs !== 0 && now - connection.idleSince > this.idleTimeoutMs) {
         connection.close()
@@ -402,11 +392,7 @@ export class IdleConnections {
   }
 
   closeAll(): void {
-    for (const connection of this.list.splice(0)) {
-      this.budget.count--
-      connection.onIdleClose = undefined
-      connection.close()
-    }
+    for (const connection of this.list.splice(0)) this.leave(connection).close()
     this.stopSweeper()
   }
 
@@ -414,20 +400,23 @@ export class IdleConnections {
     const index = this.list.indexOf(connection)
     if (index === -1) return
     this.list.splice(index, 1)
-    this.budget.count--
-    connection.onIdleClose = undefined
+    this.leave(connection)
   }
 
   private readonly sweep = () => {
     const now = performance.now()
     // Oldest first: the list is in the order connections went idle.
     while (this.list.length > 0 && now - this.list[0]!.idleSince > this.idleTimeoutMs) {
-      const connection = this.list.shift()!
-      this.budget.count--
-      connection.onIdleClose = undefined
-      connection.close()
+      this.leave(this.list.shift()!).close()
     }
     if (this.list.length === 0) this.stopSweeper()
+  }
+
+  /** Book-keeping of a connection taken out of the list (the caller has taken it out). */
+  private leave(connection: Connection): Connection {
+    this.budget.count--
+    connection.onIdleClose = undefined
+    return connection
   }
 
   private stopSweeper(): void {

@@ -25,6 +25,7 @@ import type { HeaderMap } from '../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget, UpstreamRecorder } from '../metrics/index.ts'
 import { readResponseBody } from './bounded-body.ts'
 import { headerMapOf } from './capture.ts'
+import { takeConnectionSlot } from './connection-slot.ts'
 import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, shadowRequestHeaders } from './forward-headers.ts'
 import { createHttp1Client, IdleConnections } from './http1-client.ts'
 import { Semaphore } from './semaphore.ts'
@@ -161,14 +162,8 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
         target,
         baseUrl: base,
         async send(request) {
-          // A free slot is taken at once: no promise to wait on.
-          if (!slots.tryAcquire()) {
-            try {
-              await slots.acquire(request.signal)
-            } catch (error) {
-              throw toUpstreamError(error, target, request.signal)
-            }
-          }
+          const waiting = takeConnectionSlot(slots, request.signal, target)
+          if (waiting !== undefined) await waiting
           const started = performance.now()
           let response: Response
           try {

@@ -1,0 +1,18 @@
+/**
+ * A connection slot of an upstream host (SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST),
+ * taken the same way by fetch's requests and by the shadow's client.
+ */
+import type { Semaphore } from './semaphore.ts'
+import { toUpstreamError } from './upstream-error.ts'
+
+/**
+ * Takes a slot: at once when one is free (undefined: no promise to wait
+ * on, on the hot path), else a wait in line within `signal`, which rejects
+ * with an UpstreamError for `target` when given up.
+ */
+export function takeConnectionSlot(slots: Semaphore, signal: AbortSignal, target: string): Promise<void> | undefined {
+  if (slots.tryAcquire()) return undefined
+  return slots.acquire(signal).catch((error: unknown) => {
+    throw toUpstreamError(error, target, signal)
+  })
+}
