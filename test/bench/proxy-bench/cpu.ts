@@ -76,6 +76,9 @@ function processCpu(pid: number): CpuSample {
   return { js, http, other: total.user + total.sys - js - http, sys: total.sys }
 }
 
+/** A process's CPU time in all, µs. */
+const totalUs = (sample: CpuSample) => sample.js + sample.http + sample.other
+
 /** Busy and total time of the whole machine, in ticks (`/proc/stat`, idle and iowait not busy). */
 function machineTicks(): { busy: number; total: number } {
   const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
@@ -218,9 +221,8 @@ async function main(): Promise<void> {
         const r = await load(t.url, seconds, connections)
         const after = { proxy: processCpu(t.pid), fleet: processCpu(fleet.pid), machine: machineTicks() }
         const per = (key: keyof CpuSample) => (after.proxy[key] - before.proxy[key]) / r.requests
-        const us = per('js') + per('http') + per('other')
-        const fleetBefore = before.fleet.js + before.fleet.http + before.fleet.other
-        const fleetUs = (after.fleet.js + after.fleet.http + after.fleet.other - fleetBefore) / r.requests
+        const us = (totalUs(after.proxy) - totalUs(before.proxy)) / r.requests
+        const fleetUs = (totalUs(after.fleet) - totalUs(before.fleet)) / r.requests
         const busy = (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)
         t.us.push(us)
         t.rps.push(r.rps)
