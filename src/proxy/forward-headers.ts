@@ -38,6 +38,9 @@ export interface ForwardedFor {
 
 const HOP_BY_HOP = new Set<string>(HOP_BY_HOP_HEADERS)
 
+/** RFC 9110 §5.6.2 `token`: what a field name, and so a connection option naming one, can be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
 /**
  * Whether any hop-by-hop field is present: one pass over the names (Headers
  * names are lower case), far cheaper than a `has()` per listed field.
@@ -47,13 +50,19 @@ function hasHopByHop(headers: Headers): boolean {
   return false
 }
 
-/** Deletes the hop-by-hop fields and the ones `Connection` names, in place. */
+/**
+ * Deletes the hop-by-hop fields and the ones `Connection` names, in place.
+ * An option that is not a token names no field and is passed over: Headers
+ * throws on such a name, and a client or live sending `Connection: a b`
+ * must not turn into a 500 (or, on a response, a connection slot never
+ * released).
+ */
 export function dropHopByHop(headers: Headers): void {
   const connection = headers.get('connection')
   if (connection !== null) {
-    for (const token of connection.split(',')) {
-      const name = token.trim()
-      if (name !== '') headers.delete(name)
+    for (const option of connection.split(',')) {
+      const name = option.trim()
+      if (TOKEN.test(name)) headers.delete(name)
     }
   }
   // Only the fields present: a delete per listed name costs more than one pass.

@@ -138,6 +138,34 @@ describe('headers', () => {
     expect(response.headers.get('x-end-to-end')).toBe('kept')
   })
 
+  test('a Connection option that is no field name harms nothing, either way', async () => {
+    // Live names `bad token` in Connection on every response; with two
+    // connections per host, a slot not given back would soon turn into 504s.
+    const raws = [0, 1].map(() =>
+      createServer((socket) => {
+        socket.on('data', () => {
+          socket.write('HTTP/1.1 200 OK\r\nConnection: keep-alive, bad token\r\nX-End: kept\r\nContent-Length: 2\r\n\r\nok')
+        })
+      }).listen(0, '127.0.0.1'),
+    )
+    await Promise.all(raws.map((server) => once(server, 'listening')))
+    const [liveUrl, shadowUrl] = raws.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const own = await startTestProxy(
+      standaloneEnv(liveUrl!, shadowUrl!, { SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '2', SVC_APP_LIVE_TIMEOUT: '1s' }),
+    )
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${own.url}/r${i}`, { headers: { connection: 'keep-alive, bad token' } })
+        expect(response.status).toBe(200)
+        expect(response.headers.get('x-end')).toBe('kept')
+        expect(await response.text()).toBe('ok')
+      }
+    } finally {
+      await own.stop()
+      for (const server of raws) server.close()
+    }
+  })
+
   test('adds X-Forwarded-For/-Host/-Proto on both, X-Svc-Mode on the shadow only', async () => {
     await fetch(`${proxy.url}/json`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
     const [toLive] = await live.waitForRequests(1)

@@ -21,6 +21,14 @@ describe('hop-by-hop headers (RFC 9110 §7.6.1)', () => {
     dropHopByHop(headers)
     expect([...headers.keys()]).toEqual(['x-three'])
   })
+
+  test('passes over a Connection option that is not a field name instead of throwing', () => {
+    const headers = new Headers({ connection: 'keep-alive, bad token, x-one, (x)', 'x-one': '1', 'x-two': '2' })
+    dropHopByHop(headers)
+    expect([...headers.keys()]).toEqual(['x-two'])
+    const response = clientResponseHeaders(new Headers({ connection: 'bad token', 'x-kept': '1' }))
+    expect([...response.keys()]).toEqual(['x-kept'])
+  })
 })
 
 describe('upstream request headers', () => {
