@@ -1,5 +1,5 @@
 import type { Comparison, PatchOp } from '../diff/index.ts'
-import { processCapture } from '../diff/index.ts'
+import { ensureCompiled, processCapture } from '../diff/index.ts'
 import { NotFoundError } from '../errors/app-error.ts'
 import type { ApiContext } from './api-context.ts'
 import type { createRequestBody } from './schemas/request-schemas.ts'
@@ -9,23 +9,28 @@ type CreateRequestBody = typeof createRequestBody.infer
 /**
  * createRequest (SPEC.md): decode the base64 bodies, redact with the
  * default and per-gate fields, compute the diff with the gate's diff_config
- * when the submission carries none, count the result, and store it. The id
- * is the body's, else the X-Request-ID (already validated), else generated.
+ * when the submission carries none, count the result, and store it. A
+ * submitted diff is redacted too: its operations on redacted fields are
+ * dropped and secrets inside its values replaced, as any client may send
+ * one. The id is the body's, else the X-Request-ID (already validated),
+ * else generated.
  */
 export async function ingestCapture(ctx: ApiContext, gateId: string, body: CreateRequestBody, requestId: string) {
   const settings = await ctx.gateSettings.get(gateId)
   if (!settings) throw new NotFoundError(`no gate with id ${gateId}`)
 
+  const options = ensureCompiled({ diff: settings.diff_config, redactedFields: settings.redacted_fields })
   const processed = processCapture(
     {
       request: { headers: body.headers, body: decode(body.body) },
       live: { status: body.live_response.status_code, headers: body.live_response.headers, body: decode(body.live_response.body) },
       shadow: { status: body.shadow_response.status_code, headers: body.shadow_response.headers, body: decode(body.shadow_response.body) },
     },
-    { diff: settings.diff_config, redactedFields: settings.redacted_fields },
+    options,
   )
-  const comparison: Comparison = body.diff
-    ? body.diff.content.length > 0 ? { kind: 'diff', ops: body.diff.content as PatchOp[] } : { kind: 'match' }
+  const submitted = body.diff ? options.redaction.patchOps(body.diff.content as PatchOp[]) : undefined
+  const comparison: Comparison = submitted
+    ? submitted.length > 0 ? { kind: 'diff', ops: submitted } : { kind: 'match' }
     : processed.comparison
   const ops = comparison.kind === 'diff' ? comparison.ops : []
 

@@ -8,6 +8,7 @@ export { COMPARISON_KINDS, comparisonOf, hasDiff, type Comparison } from './comp
 export {
   compileCaptureOptions,
   CompiledCaptureOptions,
+  ensureCompiled,
   MAX_DECODED_BYTES,
   type CaptureOptions,
 } from './capture-options.ts'

@@ -3,6 +3,8 @@ import { FieldMatcher, type MatchState } from './field-matcher.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { parseFieldPath } from './field-path.ts'
 import { setOwn } from './own-property.ts'
+import type { PatchOp } from './patch-op.ts'
+import { parsePointer } from './pointer.ts'
 
 /** The literal every redacted value becomes (SPEC.md "Field redaction" rule 1). */
 export const REDACTED = '[REDACTED]'
@@ -83,13 +85,48 @@ export class Redaction {
     if (!this.redactsBody || typeof body !== 'object' || body === null) {
       return { value: body, changed: false }
     }
-    const walk = new RedactionWalk(this._matcher)
-    walk.queue.push(body as Container, this._body)
-    while (walk.queue.length > 0) {
-      const state = walk.queue.pop() as MatchState
-      walk.visit(walk.queue.pop() as Container, state, 0)
+    return { value: body, changed: this._walk(body as Container, this._body) }
+  }
+
+  /**
+   * A diff submitted with a capture (createRequest's `diff`), made fit to
+   * store: an operation at or under a redacted field is dropped, as redacted
+   * fields are no part of a diff (SPEC.md "Field redaction" rule 2), and a
+   * value that holds a redacted field further down has it replaced (rule
+   * 1). Paths are RFC 6901 pointers into `{status, headers, body}`; header
+   * names match case-insensitively. Never modifies its input.
+   *
+   * @throws SyntaxError when a path is not a JSON Pointer
+   */
+  patchOps(ops: readonly PatchOp[]): PatchOp[] {
+    const out: PatchOp[] = []
+    for (const op of ops) {
+      const tokens = parsePointer(op.path)
+      let state = this._matcher.start
+      for (let i = 0; i < tokens.length && !state.dead && !state.matched; i++) {
+        state = this._matcher.step(state, tokens[i]!, state === this._headers)
+      }
+      if (state.matched) continue
+      if (state.dead || typeof op.value !== 'object' || op.value === null) {
+        out.push(op)
+        continue
+      }
+      const value = structuredClone(op.value) as Container
+      this._walk(value, state)
+      out.push({ ...op, value })
     }
-    return { value: body, changed: walk.changed }
+    return out
+  }
+
+  /** Redacts below `state` in place; whether anything changed. */
+  private _walk(container: Container, state: MatchState): boolean {
+    const walk = new RedactionWalk(this._matcher, this._headers)
+    walk.queue.push(container, state)
+    while (walk.queue.length > 0) {
+      const next = walk.queue.pop() as MatchState
+      walk.visit(walk.queue.pop() as Container, next, 0)
+    }
+    return walk.changed
   }
 }
 
@@ -99,7 +136,11 @@ class RedactionWalk {
   changed = false
   /** Containers (and their states) past the recursion bound, visited later from depth 0. */
   readonly queue: Array<Container | MatchState> = []
-  constructor(private readonly _matcher: FieldMatcher) {}
+  constructor(
+    private readonly _matcher: FieldMatcher,
+    /** Below this state keys are header names, matched case-insensitively. */
+    private readonly _headers: MatchState,
+  ) {}
 
   visit(container: Container, state: MatchState, depth: number): void {
     if (depth >= MAX_COMPARE_DEPTH) {
@@ -123,12 +164,17 @@ class RedactionWalk {
       }
       return
     }
+    const caseless = state === this._headers
     for (const key in container) {
-      const child = matcher.step(state, key)
+      const child = matcher.step(state, key, caseless)
       if (child.dead) continue
       const item = container[key]
       if (child.matched) {
-        if (item !== REDACTED) {
+        if (caseless && Array.isArray(item)) {
+          // A header's values, as `headers()` redacts them.
+          setOwn(container, key, item.map(() => REDACTED))
+          this.changed = true
+        } else if (item !== REDACTED) {
           setOwn(container, key, REDACTED)
           this.changed = true
         }

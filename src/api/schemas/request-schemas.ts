@@ -2,13 +2,28 @@ import { type } from 'arktype'
 import { paginationMeta } from './common.ts'
 import { base64String, booleanQuery, dateTimeQuery, dateTimeString, headerMap, integerQuery, sortOrder } from './fields.ts'
 
-export const patchOp = type({
+/** RFC 6901: empty, or `/` tokens in which `~` only starts `~0` or `~1`. */
+const jsonPointer = type('string').narrow((text, ctx) =>
+  /^(\/([^~]|~[01])*)*$/.test(text) ? true : ctx.mustBe('a JSON Pointer such as /body/items/0'),
+)
+
+/** SPEC.md "DiffPayload and PatchOp": `value` present for add and replace, omitted for remove. */
+const submittedPatchOp = type({ op: "'add' | 'replace'", path: jsonPointer, value: 'unknown', '+': 'reject' }).or({
+  op: "'remove'",
+  path: jsonPointer,
+  '+': 'reject',
+})
+
+export const submittedDiffPayload = type({ content: submittedPatchOp.array(), '+': 'reject' })
+
+/** As stored and returned: the shape alone, so that rows written by earlier versions still read. */
+const patchOp = type({
   op: "'add' | 'remove' | 'replace'",
   path: 'string',
   'value?': 'unknown',
 })
 
-export const diffPayload = type({ content: patchOp.array() })
+const diffPayload = type({ content: patchOp.array() })
 
 const latency = type('number.integer >= 0')
 const statusCode = type('0 <= number.integer <= 999')
@@ -33,7 +48,7 @@ export const createRequestBody = type({
   created_at: dateTimeString,
   live_response: responsePayloadBody,
   shadow_response: responsePayloadBody,
-  'diff?': diffPayload,
+  'diff?': submittedDiffPayload,
   '+': 'reject',
 })
 

@@ -78,6 +78,24 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     expect((await detail(data.id)).diff.content).toEqual(ops)
   })
 
+  test('a submitted diff is redacted too: no secret is stored through it', async () => {
+    const gate = ((await (await t.call('POST', '/gates', { name: 'diff-secrets', live_url: 'http://l:5', shadow_url: 'http://s:5' })).json()) as { data: { id: string } }).data.id
+    await t.call('PATCH', `/gates/${gate}`, { redacted_fields: ['body.**.password'] })
+    const ops = [
+      { op: 'replace', path: '/headers/set-cookie/0', value: 'session=LEAKED-1' },
+      { op: 'replace', path: '/body/password', value: 'LEAKED-2' },
+      { op: 'add', path: '/body/user', value: { name: 'ann', password: 'LEAKED-3' } },
+    ]
+    const { data } = (await (await post(captureBody({ diff: ops }), {}, gate)).json()) as { data: Summary }
+    expect(data.has_diff).toBe(true)
+    const stored = ((await (await t.call('GET', `/gates/${gate}/requests/${data.id}`)).json()) as { data: Detail }).data
+    expect(stored.diff.content).toEqual([{ op: 'add', path: '/body/user', value: { name: 'ann', password: '[REDACTED]' } }])
+    expect(JSON.stringify(stored)).not.toContain('LEAKED')
+    const onlySecrets = [{ op: 'replace', path: '/body/password', value: 'LEAKED-4' }]
+    const quiet = (await (await post(captureBody({ diff: onlySecrets }), {}, gate)).json()) as { data: Summary }
+    expect(quiet.data.has_diff).toBe(false)
+  })
+
   test('the gate diff_config quiets ignored fields', async () => {
     const gate = ((await (await t.call('POST', '/gates', { name: 'quiet', live_url: 'http://l:2', shadow_url: 'http://s:2' })).json()) as { data: { id: string } }).data.id
     await t.call('PATCH', `/gates/${gate}`, {
@@ -162,6 +180,12 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     [(b: Record<string, unknown>) => (b.extra = 1), 'extra'],
     [(b: Record<string, unknown>) => delete (b.live_response as Record<string, unknown>).latency_ms, 'latency_ms'],
     [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'move', path: '/a' }] }), 'op'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'add', path: 'no-slash', value: 1 }] }), 'path'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'add', path: '/a~2', value: 1 }] }), 'path'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'replace', path: '/a' }] }), 'value'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'remove', path: '/a', value: 1 }] }), 'value'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [{ op: 'add', path: '/a', value: 1, from: '/b' }] }), 'from'],
+    [(b: Record<string, unknown>) => (b.diff = { content: [], extra: 1 }), 'extra'],
   ])('an invalid capture is a 400 (%#: %p)', async (mutate, field) => {
     const body = captureBody()
     mutate(body)

@@ -140,3 +140,50 @@ describe('redaction of JSON bodies', () => {
     expect(() => compileRedaction(['password'])).toThrow('must start with')
   })
 })
+
+describe('redaction of a submitted diff (createRequest with `diff`)', () => {
+  const redaction = compileRedaction(['body.password', 'body.**.token', 'headers.Link.0'])
+
+  test('drops operations at or under a redacted field, header names in any case', () => {
+    const ops = [
+      { op: 'replace' as const, path: '/headers/authorization', value: ['Bearer leaked'] },
+      { op: 'replace' as const, path: '/headers/COOKIE/0', value: 'c=leaked' },
+      { op: 'add' as const, path: '/body/password', value: 'leaked' },
+      { op: 'remove' as const, path: '/body/user/token' },
+      { op: 'replace' as const, path: '/headers/link/0', value: 'l=leaked' },
+      { op: 'replace' as const, path: '/headers/Link/1', value: 'l=kept' },
+      { op: 'replace' as const, path: '/body/name', value: 'kept' },
+      { op: 'replace' as const, path: '/status', value: 500 },
+    ]
+    expect(redaction.patchOps(ops)).toEqual([
+      { op: 'replace', path: '/headers/Link/1', value: 'l=kept' },
+      { op: 'replace', path: '/body/name', value: 'kept' },
+      { op: 'replace', path: '/status', value: 500 },
+    ])
+  })
+
+  test('redacts a secret inside the value of an operation above it, and leaves the input alone', () => {
+    const value = { user: { name: 'a', token: 'leaked', nested: [{ token: 'leaked' }] }, password: 'leaked' }
+    const ops = [
+      { op: 'replace' as const, path: '/body', value },
+      { op: 'add' as const, path: '/headers', value: { 'x-api-key': ['k1', 'k2'], Link: ['l0', 'l1'], Vary: ['a'] } },
+    ]
+    expect(redaction.patchOps(ops)).toEqual([
+      {
+        op: 'replace',
+        path: '/body',
+        value: { user: { name: 'a', token: REDACTED, nested: [{ token: REDACTED }] }, password: REDACTED },
+      },
+      { op: 'add', path: '/headers', value: { 'x-api-key': [REDACTED, REDACTED], Link: [REDACTED, 'l1'], Vary: ['a'] } },
+    ])
+    expect(value.password).toBe('leaked')
+  })
+
+  test('a pointer escape is undone before matching', () => {
+    expect(compileRedaction(['body.a/b']).patchOps([{ op: 'add', path: '/body/a~1b', value: 1 }])).toEqual([])
+  })
+
+  test('a path that is no JSON Pointer is refused', () => {
+    expect(() => redaction.patchOps([{ op: 'add', path: 'body/x', value: 1 }])).toThrow(SyntaxError)
+  })
+})
