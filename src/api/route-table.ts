@@ -4,17 +4,28 @@
  */
 export class RouteTable {
   private readonly entries: Array<{ pattern: RegExp; method: string }> = []
+  /** Methods answered on every path (CORS preflight): listed for known paths only. */
+  private readonly everywhere = new Set<string>()
+
+  /** A method a catch-all answers on any path: it makes no path known. */
+  addEverywhere(method: string): void {
+    this.everywhere.add(method.toUpperCase())
+  }
 
   add(method: string, template: string): void {
     const pattern = new RegExp(
       '^' + template.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+').replace(/\*$/, '.*') + '/?$',
     )
-    this.entries.push({ pattern, method: method.toUpperCase() })
+    const upper = method.toUpperCase()
+    this.entries.push({ pattern, method: upper })
+    // Elysia answers HEAD wherever it answers GET.
+    if (upper === 'GET') this.entries.push({ pattern, method: 'HEAD' })
   }
 
   methodsFor(path: string): string[] {
     const methods = new Set<string>()
     for (const entry of this.entries) if (entry.pattern.test(path)) methods.add(entry.method)
+    if (methods.size > 0) for (const method of this.everywhere) methods.add(method)
     return [...methods]
   }
 }

@@ -71,7 +71,7 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
     expect(await unknown.json()).toMatchObject({ type: '/errors/not-found', status: 404, instance: '/nowhere' })
     const wrong = await t.call('PUT', '/gates')
     expect(wrong.status).toBe(405)
-    expect(wrong.headers.get('allow')).toContain('GET')
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST')
     expect(await wrong.json()).toMatchObject({ type: '/errors/method-not-allowed', status: 405 })
   })
 
@@ -149,6 +149,13 @@ describe.each(BACKENDS)('CORS and rate limiting on %s', (backend) => {
       expect(preflight.headers.get('access-control-max-age')).toBe('86400')
       const foreign = await t.call('GET', '/gates', undefined, { origin: 'http://evil.example' })
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull()
+      // The preflight answers OPTIONS on any path; that makes no path known.
+      const unknown = await t.call('GET', '/nowhere')
+      expect(unknown.status).toBe(404)
+      expect(await unknown.json()).toMatchObject({ type: '/errors/not-found', status: 404 })
+      const wrong = await t.call('PUT', '/gates')
+      expect(wrong.status).toBe(405)
+      expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS')
     } finally {
       await t.stop()
     }
