@@ -1,11 +1,34 @@
 import { type } from 'arktype'
+import { fieldPathProblem } from '../../diff/index.ts'
 import { durationString, httpUrl, integerQuery, sortOrder } from './fields.ts'
 import { paginationMeta } from './common.ts'
 
-/** SPEC.md "DiffConfig": all four fields required when supplied. */
+/** SPEC.md "DiffConfig" as stored and returned. */
 export const diffConfig = type({
   ignored_fields: 'string[]',
   included_fields: 'string[]',
+  float_tolerance: 'number >= 0',
+  sort_arrays: 'boolean',
+  '+': 'reject',
+})
+
+/**
+ * Field paths in the notation of SPEC.md "Field redaction" rule 5, checked
+ * when written: a path that cannot be compiled would fail every capture of
+ * the gate later.
+ */
+const fieldPaths = type('string[]').narrow((paths, ctx) => {
+  for (const path of paths) {
+    const problem = fieldPathProblem(path)
+    if (problem !== undefined) return ctx.mustBe(`field paths such as body.items.#.price (${problem})`)
+  }
+  return true
+})
+
+/** updateGate's diff_config: all four fields required. */
+const diffConfigBody = type({
+  ignored_fields: fieldPaths,
+  included_fields: fieldPaths,
   float_tolerance: 'number >= 0',
   sort_arrays: 'boolean',
   '+': 'reject',
@@ -43,8 +66,8 @@ export const createGateBody = type({
 
 export const updateGateBody = type({
   'name?': gateName,
-  'diff_config?': diffConfig,
-  'redacted_fields?': 'string[]',
+  'diff_config?': diffConfigBody,
+  'redacted_fields?': fieldPaths,
   'retention?': durationString.or('null').or("''"),
   '+': 'reject',
 })

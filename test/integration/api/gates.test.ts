@@ -117,6 +117,9 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     [{ diff_config: { ignored_fields: [] } }, 'diff_config'],
     [{ live_url: 'http://x' }, 'live_url'],
     [{ redacted_fields: 'body.x' }, 'redacted_fields'],
+    [{ redacted_fields: ['body.ok', 'password'] }, 'it must start with "status", "headers." or "body."'],
+    [{ diff_config: { ignored_fields: ['body.a..b'], included_fields: [], float_tolerance: 0, sort_arrays: false } }, 'ignored_fields'],
+    [{ diff_config: { ignored_fields: [], included_fields: ['status.code'], float_tolerance: 0, sort_arrays: false } }, 'included_fields'],
   ])('updateGate refuses %p with a 400 mentioning %p', async (body, word) => {
     const { id } = ((await (await t.call('POST', '/gates', gateBody(crypto.randomUUID()))).json()) as { data: { id: string } }).data
     const res = await t.call('PATCH', `/gates/${id}`, body)
