@@ -42,6 +42,9 @@ function toAppError(code: unknown, error: unknown, method: string, path: string,
   if (error instanceof AppError) return error
   switch (code) {
     case 'VALIDATION':
+      // A response that fails its own schema is the API's fault, not the
+      // client's: unknown here, so it is logged and answered 500.
+      if ((error as ValidationError).type === 'response') return undefined
       return validationToAppError(error as ValidationError)
     case 'PARSE':
       return new InvalidBodyError('the request body is not valid JSON')

@@ -117,6 +117,20 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
     }
   })
 
+  test('a response that fails its own schema is a logged 500, not a client error', async () => {
+    const original = t.api.context.stats.globalStats
+    t.api.context.stats.globalStats = async () =>
+      ({ total_gates: 'stray_value', total_requests_24h: 2, total_diff_rate: 0 }) as Awaited<ReturnType<typeof original>>
+    try {
+      const res = await t.call('GET', '/stats')
+      expect(res.status).toBe(500)
+      expect(await res.json()).toMatchObject({ type: '/errors/internal', status: 500 })
+      expect(t.logs.some((line) => line.includes('stray_value'))).toBe(true)
+    } finally {
+      t.api.context.stats.globalStats = original
+    }
+  })
+
   test('one log record per request with response.status and response.latency, never the key', async () => {
     await t.call('GET', '/config')
     const record = t.logs.map((l) => JSON.parse(l) as Record<string, unknown>).findLast((r) => r['request.path'] === '/config')!
