@@ -8,6 +8,7 @@ import {
   durationField,
   integerField,
   originListField,
+  positiveAgeField,
   positiveDurationField,
 } from './env-fields.ts'
 import type { Environment } from './environment.ts'
@@ -31,7 +32,7 @@ const apiFields = {
   SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),
   SVC_APP_CORS_ORIGINS: originListField.default(''),
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
-  SVC_APP_RETENTION: positiveDurationField.default(DEFAULT_RETENTION),
+  SVC_APP_RETENTION: positiveAgeField.default(DEFAULT_RETENTION),
   SVC_APP_CLEANUP_INTERVAL: positiveDurationField.default('1h'),
   SVC_APP_READ_TIMEOUT: positiveDurationField.default('15s'),
   SVC_APP_WRITE_TIMEOUT: positiveDurationField.default('30s'),

@@ -17,6 +17,16 @@ const UNIT_MS = {
 
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
 
+/**
+ * The longest a timer can wait: setTimeout takes a signed 32-bit count of
+ * milliseconds and fires at once (after a warning) for anything longer, so
+ * a timeout of 600h would time every request out immediately.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** The rule for MAX_TIMER_MS, for error messages. */
+export const MAX_TIMER_RULE = 'a duration of at most 596h (the longest a timer can wait)'
+
 /** What a duration string must look like, for error messages. */
 export const DURATION_RULE = 'must be a duration such as "300ms", "1.5h" or "2h45m"'
 

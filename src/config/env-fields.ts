@@ -1,6 +1,6 @@
 import { type } from 'arktype'
 import { parseCidr, CidrSet } from '../net/cidr.ts'
-import { DURATION_RULE, parseDuration } from './duration.ts'
+import { DURATION_RULE, MAX_TIMER_MS, MAX_TIMER_RULE, parseDuration } from './duration.ts'
 
 /**
  * arktype morphs from an environment string to a typed value. Each rejects
@@ -13,10 +13,19 @@ export const durationField = type('string').pipe((text, ctx) => {
   return ms === undefined ? ctx.error(DURATION_RULE.replace(/^must be /, '')) : ms
 })
 
-export const positiveDurationField = type('string').pipe((text, ctx) => {
+/** A positive duration without an upper bound: for ages compared with clocks (retention), never waited on. */
+export const positiveAgeField = type('string').pipe((text, ctx) => {
   const ms = parseDuration(text)
   if (ms === undefined) return ctx.error(DURATION_RULE.replace(/^must be /, ''))
   return ms > 0 ? ms : ctx.error('a positive duration')
+})
+
+/** A positive duration that is waited on (a timeout, an interval): at most MAX_TIMER_MS. */
+export const positiveDurationField = type('string').pipe((text, ctx) => {
+  const ms = parseDuration(text)
+  if (ms === undefined) return ctx.error(DURATION_RULE.replace(/^must be /, ''))
+  if (ms <= 0) return ctx.error('a positive duration')
+  return ms <= MAX_TIMER_MS ? ms : ctx.error(MAX_TIMER_RULE)
 })
 
 export function integerField(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -28,9 +37,17 @@ export function integerField(min: number, max = Number.MAX_SAFE_INTEGER) {
   })
 }
 
+/**
+ * A decimal number as operators write one (`0.25`, `1e-3`); Number() alone
+ * would also take `0x1`, `0b1` or `Infinity`.
+ */
+function decimal(text: string): number {
+  return /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text.trim()) ? Number(text) : NaN
+}
+
 export function numberField(min: number, max: number) {
   return type('string').pipe((text, ctx) => {
-    const n = text.trim() === '' ? NaN : Number(text)
+    const n = decimal(text)
     return Number.isFinite(n) && n >= min && n <= max ? n : ctx.error(`a number from ${min} to ${max}`)
   })
 }
@@ -95,24 +112,29 @@ export const cidrListField = type('string').pipe((text, ctx) => {
 export const httpUrlField = type('string').pipe((text, ctx) => {
   try {
     const url = new URL(text.trim())
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString().replace(/\/$/, '')
+    // A base URL: request paths are appended to it, so a query or a
+    // fragment would end up in the middle of every forwarded path.
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && !/[?#]/.test(url.href)) {
+      return url.toString().replace(/\/$/, '')
+    }
   } catch {
     // fall through to the rule
   }
-  return ctx.error('an http:// or https:// URL')
+  return ctx.error('an http:// or https:// URL without a query or fragment')
 })
 
 /** A duration of 0 or more; `0` typically means "no limit" (SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT). */
 export const nonNegativeDurationField = type('string').pipe((text, ctx) => {
   const ms = parseDuration(text)
   if (ms === undefined) return ctx.error(DURATION_RULE.replace(/^must be /, ''))
-  return ms >= 0 ? ms : ctx.error('a duration of 0 or more')
+  if (ms < 0) return ctx.error('a duration of 0 or more')
+  return ms <= MAX_TIMER_MS ? ms : ctx.error(MAX_TIMER_RULE)
 })
 
 /** A finite number of at least `min`, with no upper bound (a float tolerance). */
 export function minimumNumberField(min: number) {
   return type('string').pipe((text, ctx) => {
-    const n = text.trim() === '' ? NaN : Number(text)
+    const n = decimal(text)
     return Number.isFinite(n) && n >= min ? n : ctx.error(`a number of at least ${min}`)
   })
 }

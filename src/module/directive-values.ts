@@ -4,7 +4,7 @@
  * arrays). Each reader returns the typed value or throws
  * `ModuleConfigError` pointing at the value.
  */
-import { parseDuration } from '../config/duration.ts'
+import { MAX_TIMER_MS, parseDuration } from '../config/duration.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { ModuleConfigError } from './module-config-error.ts'
@@ -73,12 +73,13 @@ export const readTolerance: ValueReader<number> = (field) => {
 export function readDuration(min: 'positive' | 'zero'): ValueReader<number> {
   const expected =
     min === 'positive'
-      ? 'a positive duration such as "300ms", "5s" or "1m30s"'
-      : 'a duration >= 0 such as "90s" (0 means no timeout)'
+      ? 'a positive duration such as "300ms", "5s" or "1m30s", at most 596h'
+      : 'a duration >= 0 such as "90s" (0 means no timeout), at most 596h'
   return (field) => {
     const value = single(field)
     const ms = typeof value === 'string' ? parseDuration(value) : toNumber(value)
-    const ok = ms !== undefined && Number.isFinite(ms) && (min === 'positive' ? ms > 0 : ms >= 0)
+    const ok =
+      ms !== undefined && Number.isFinite(ms) && (min === 'positive' ? ms > 0 : ms >= 0) && ms <= MAX_TIMER_MS
     if (!ok) throw invalid(field, 0, expected)
     return ms + 0
   }

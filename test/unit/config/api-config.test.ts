@@ -50,6 +50,10 @@ describe('loadApiConfig', () => {
     expect(loadApiConfig({ ...BASE, SVC_APP_HSTS_ENABLED: 'true' }).hstsMaxAgeSeconds).toBe(31_536_000)
   })
 
+  test('retention is an age, not a timer: two years is fine', () => {
+    expect(loadApiConfig({ ...BASE, SVC_APP_RETENTION: '17520h' }).retentionMs).toBe(17_520 * 3_600_000)
+  })
+
   test('an empty value counts as unset', () => {
     expect(loadApiConfig({ ...BASE, SVC_APP_PORT: '' }).port).toBe(8090)
   })
@@ -69,6 +73,7 @@ describe('loadApiConfig', () => {
     [{ SVC_APP_DATABASE_URL: 'mysql://x' }, 'SVC_APP_DATABASE_URL: "mysql://x" must be a postgres://, postgresql:// or pglite:// URL'],
     [{ SVC_APP_API_KEY: 'short' }, 'SVC_APP_API_KEY: the value (5 characters, not shown) must be at least 16 characters'],
     [{ SVC_APP_RETENTION: '0h' }, 'SVC_APP_RETENTION: "0h" must be a positive duration'],
+    [{ SVC_APP_CLEANUP_INTERVAL: '700h' }, 'SVC_APP_CLEANUP_INTERVAL: "700h" must be a duration of at most 596h (the longest a timer can wait)'],
     [{ SVC_APP_RETENTION: '-5h' }, 'SVC_APP_RETENTION: "-5h" must be a positive duration'],
     [{ SVC_APP_RETENTION: '30d' }, 'SVC_APP_RETENTION: "30d" must be a duration such as "300ms", "1.5h" or "2h45m"'],
     [{ SVC_APP_CORS_ORIGINS: '*' }, 'SVC_APP_CORS_ORIGINS: "*" must be a list of origins without the wildcard "*"'],

@@ -20,9 +20,9 @@ describe('loadHubConfig', () => {
 
   test.each([
     [{}, 'SVC_APP_API_BASE_URL: is required (or VITE_API_BASE_URL for a development build)'],
-    [{ SVC_APP_API_BASE_URL: 'localhost:8090' }, 'SVC_APP_API_BASE_URL: "localhost:8090" must be an http:// or https:// URL'],
+    [{ SVC_APP_API_BASE_URL: 'localhost:8090' }, 'SVC_APP_API_BASE_URL: "localhost:8090" must be an http:// or https:// URL without a query or fragment'],
     [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_PORT: 'x' }, 'SVC_APP_PORT: "x" must be an integer from 0 to 65535'],
-    [{ VITE_API_BASE_URL: 'nope' }, 'VITE_API_BASE_URL: "nope" must be an http:// or https:// URL'],
+    [{ VITE_API_BASE_URL: 'nope' }, 'VITE_API_BASE_URL: "nope" must be an http:// or https:// URL without a query or fragment'],
   ])('%p fails with one line', (env, line) => {
     expect(() => loadHubConfig(env)).toThrow(new ConfigError('X', undefined, '').constructor as never)
     try {

@@ -170,6 +170,13 @@ describe('one clear line per invalid value', () => {
     ['SVC_APP_APP_ENV', 'staging', 'SVC_APP_APP_ENV: "staging" must be one of development, production'],
     ['SVC_APP_LOG_LEVEL', 'trace', 'SVC_APP_LOG_LEVEL: "trace" must be one of debug, info, warn, error'],
     ['SVC_APP_LIVE_URL', 'ftp://x', 'SVC_APP_LIVE_URL: "ftp://x" must be an http:// or https:// URL'],
+    ['SVC_APP_LIVE_URL', 'http://a:1/?x=1', 'SVC_APP_LIVE_URL: "http://a:1/?x=1" must be an http:// or https:// URL without a query or fragment'],
+    ['SVC_APP_SHADOW_URL', 'http://b:1/#top', 'SVC_APP_SHADOW_URL: "http://b:1/#top" must be an http:// or https:// URL without a query or fragment'],
+    ['SVC_APP_SAMPLING_RATE', '0x1', 'SVC_APP_SAMPLING_RATE: "0x1" must be a number from 0 to 1'],
+    ['SVC_APP_DIFF_FLOAT_TOLERANCE', 'Infinity', 'SVC_APP_DIFF_FLOAT_TOLERANCE: "Infinity" must be a number of at least 0'],
+    ['SVC_APP_LIVE_TIMEOUT', '600h', 'SVC_APP_LIVE_TIMEOUT: "600h" must be a duration of at most 596h (the longest a timer can wait)'],
+    ['SVC_APP_CB_DELAY', '1000h', 'SVC_APP_CB_DELAY: "1000h" must be a duration of at most 596h'],
+    ['SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT', '9999h', 'SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: "9999h" must be a duration of at most 596h'],
     ['SVC_APP_REDACTED_FIELDS', 'password', 'SVC_APP_REDACTED_FIELDS: "password" must be a comma-separated list of field paths'],
     ['SVC_APP_DIFF_IGNORED_FIELDS', 'body.a,,params.b', 'SVC_APP_DIFF_IGNORED_FIELDS: "body.a,,params.b" must be a comma-separated list of field paths'],
   ])('%s=%s', (variable, value, line) => {

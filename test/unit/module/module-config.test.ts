@@ -206,7 +206,7 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 16,
       message:
-        'live_timeout: expected a positive duration such as "300ms", "5s" or "1m30s", found "5sec"',
+        'live_timeout: expected a positive duration such as "300ms", "5s" or "1m30s", at most 596h, found "5sec"',
     },
     {
       name: 'zero timeout',
@@ -214,7 +214,15 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 16,
       message:
-        'live_timeout: expected a positive duration such as "300ms", "5s" or "1m30s", found "0s"',
+        'live_timeout: expected a positive duration such as "300ms", "5s" or "1m30s", at most 596h, found "0s"',
+    },
+    {
+      name: 'a timeout longer than a timer can wait',
+      text: block('live_timeout 600h'),
+      line: 4,
+      column: 16,
+      message:
+        'live_timeout: expected a positive duration such as "300ms", "5s" or "1m30s", at most 596h, found "600h"',
     },
     {
       name: 'negative idle timeout',
@@ -222,7 +230,7 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 5,
       column: 23,
       message:
-        'http_client.idle_conn_timeout: expected a duration >= 0 such as "90s" (0 means no timeout), found "-1s"',
+        'http_client.idle_conn_timeout: expected a duration >= 0 such as "90s" (0 means no timeout), at most 596h, found "-1s"',
     },
     {
       name: 'sampling rate above 1',
@@ -560,7 +568,7 @@ describe('validateModuleConfig (object form)', () => {
     [
       'duration as Infinity',
       { ...base, liveTimeout: Number.POSITIVE_INFINITY },
-      'liveTimeout: expected a positive duration such as "300ms", "5s" or "1m30s", found Infinity',
+      'liveTimeout: expected a positive duration such as "300ms", "5s" or "1m30s", at most 596h, found Infinity',
     ],
   ])('rejects %s', (_, options, message) => {
     expect(configError(() => validateModuleConfig(options as SvcGateOptions)).message).toBe(message)

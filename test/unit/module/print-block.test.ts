@@ -131,7 +131,8 @@ const ruleText = fc
     }
   })
 const url = fc.webUrl({ withQueryParameters: false, withFragments: false })
-const wholeMs = fc.integer({ min: 1, max: 1e10 })
+// Up to the longest a timer can wait (MAX_TIMER_MS), which the parser enforces.
+const wholeMs = fc.integer({ min: 1, max: 2 ** 31 - 1 })
 const anyMs = fc.oneof(
   wholeMs,
   wholeMs.map((ms) => ms / 8),
