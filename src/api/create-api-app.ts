@@ -49,9 +49,9 @@ export function createApiApp(ctx: ApiContext) {
     .use(gateRoutes(ctx))
     .use(requestRoutes(ctx))
   for (const route of built.routes) {
-    // The CORS plugin answers OPTIONS on `/*`: a catch-all, not a route. In
-    // the table it would make every unknown path a 405 instead of a 404.
-    if (route.path === '/*') routes.addEverywhere(route.method)
+    // The CORS plugin answers OPTIONS on `/` and `/*`: a catch-all, not a
+    // route. In the table it would make every unknown path a 405, not a 404.
+    if (route.method === 'OPTIONS' && (route.path === '/*' || route.path === '/')) routes.addEverywhere(route.method)
     else routes.add(route.method, route.path)
   }
   return built

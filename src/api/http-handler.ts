@@ -13,6 +13,12 @@ export interface HttpHandlerOptions {
   readonly logger: Logger
   readonly maxBodyBytes: number
   readonly hstsMaxAgeSeconds: number | undefined
+  /**
+   * SVC_APP_CORS_ORIGINS, for the responses made here rather than by the
+   * app (a body over the limit): a browser client must be able to read them
+   * too. @default none
+   */
+  readonly corsOrigins?: readonly string[]
   /** Called once per response, for the request-duration histogram. */
   readonly observe: (method: string, status: number, route: string, seconds: number) => void
 }
@@ -24,6 +30,7 @@ export interface HttpHandlerOptions {
  */
 export function createHttpHandler(options: HttpHandlerOptions) {
   const headers = securityHeaders(options.hstsMaxAgeSeconds)
+  const corsOrigins = new Set(options.corsOrigins ?? [])
   return async function fetch(request: Request, server: Server<unknown>): Promise<Response> {
     const started = performance.now()
     const requestId = requestIdOf(request.headers)
@@ -41,6 +48,12 @@ export function createHttpHandler(options: HttpHandlerOptions) {
         options.logger.error('unexpected error', { 'request.id': requestId, error: String(error) })
       }
       response = problemResponse(problem)
+      const origin = request.headers.get('origin')
+      if (origin !== null && corsOrigins.has(origin)) {
+        response.headers.set('Access-Control-Allow-Origin', origin)
+        response.headers.set('Access-Control-Expose-Headers', 'X-Request-ID, Retry-After')
+        response.headers.set('Vary', 'Origin')
+      }
     }
     for (const [name, value] of headers) response.headers.set(name, value)
     response.headers.set(REQUEST_ID_HEADER, requestId)

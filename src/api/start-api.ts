@@ -70,6 +70,7 @@ export async function createApi(
     logger,
     maxBodyBytes: config.maxBodyBytes,
     hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
+    corsOrigins: config.corsOrigins,
     observe: (method, status, route, seconds) => http.observe(method, status, seconds, route),
   })
   const server = Bun.serve({

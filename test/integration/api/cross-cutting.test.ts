@@ -170,6 +170,23 @@ describe.each(BACKENDS)('CORS and rate limiting on %s', (backend) => {
       const wrong = await t.call('PUT', '/gates')
       expect(wrong.status).toBe(405)
       expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS')
+      expect((await t.call('GET', '/')).status).toBe(404)
+    } finally {
+      await t.stop()
+    }
+  })
+
+  test('CORS: a body over the limit, refused before the app runs, is still readable by the origin', async () => {
+    const t = await startTestApi(backend, { SVC_APP_CORS_ORIGINS: 'http://hub.example:8070', SVC_APP_MAX_BODY_SIZE: '1024' })
+    try {
+      const big = JSON.stringify({ name: 'x'.repeat(2000), live_url: 'http://a', shadow_url: 'http://b' })
+      const res = await t.call('POST', '/gates', big, { origin: 'http://hub.example:8070' })
+      expect(res.status).toBe(413)
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://hub.example:8070')
+      expect(res.headers.get('access-control-expose-headers')).toContain('X-Request-ID')
+      const foreign = await t.call('POST', '/gates', big, { origin: 'http://evil.example' })
+      expect(foreign.status).toBe(413)
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull()
     } finally {
       await t.stop()
     }
