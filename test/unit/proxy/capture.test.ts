@@ -24,8 +24,18 @@ describe('requestIdOf', () => {
     )
   })
 
-  test('generates a v4 UUID otherwise', () => {
-    for (const headers of [new Headers(), new Headers({ 'x-request-id': 'not-a-uuid' })]) {
+  test('keeps a UUID of another version (a v7, time-ordered)', () => {
+    const v7 = '01936b2e-1c4d-7a3b-9f2e-5d6c7b8a9e0f'
+    expect(requestIdOf(new Headers({ 'x-request-id': v7 }))).toBe(v7)
+  })
+
+  test('generates a v4 UUID otherwise, for the nil and the max UUID too', () => {
+    for (const headers of [
+      new Headers(),
+      new Headers({ 'x-request-id': 'not-a-uuid' }),
+      new Headers({ 'x-request-id': '00000000-0000-0000-0000-000000000000' }),
+      new Headers({ 'x-request-id': 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF' }),
+    ]) {
       expect(requestIdOf(headers)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     }
   })
