@@ -16,15 +16,34 @@ export const booleanQuery = type('string').pipe((text, ctx) =>
 )
 
 /** RFC 3339: a date, a time and an offset (`Z` or `±hh:mm`). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
+
+/**
+ * An RFC 3339 date-time as a Date, or undefined. Every field is checked
+ * against its range (RFC 3339 §5.7): JavaScript's parser rolls
+ * `2026-02-30` over to 2 March and `T24:00` to the next day instead of
+ * refusing them. A leap second (`:60`) is refused: a Date cannot hold it.
+ */
+export function parseDateTime(text: string): Date | undefined {
+  const m = RFC3339.exec(text)
+  if (m === null) return undefined
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  const inRange =
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 &&
+    (m[8] === undefined || (Number(m[8]) <= 23 && Number(m[9]) <= 59))
+  if (!inRange) return undefined
+  const date = new Date(text.replace(' ', 'T'))
+  return Number.isNaN(date.getTime()) ? undefined : date
+}
 
 export const dateTimeQuery = type('string').pipe((text, ctx) => {
-  const date = RFC3339.test(text) ? new Date(text) : undefined
-  return date && !Number.isNaN(date.getTime()) ? date : ctx.error('an RFC 3339 date-time such as 2026-01-02T15:04:05Z')
+  const date = parseDateTime(text)
+  return date ?? ctx.error('an RFC 3339 date-time such as 2026-01-02T15:04:05Z')
 })
 
 export const dateTimeString = type('string').narrow((text, ctx) =>
-  RFC3339.test(text) && !Number.isNaN(Date.parse(text)) ? true : ctx.mustBe('an RFC 3339 date-time'),
+  parseDateTime(text) !== undefined ? true : ctx.mustBe('an RFC 3339 date-time'),
 )
 
 export const durationString = type('string').narrow((text, ctx) =>
