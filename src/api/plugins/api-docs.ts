@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { dirname, join } from 'node:path'
+import { NotFoundError } from '../../errors/app-error.ts'
 
 /** Swagger UI's own files, from the pinned swagger-ui-dist package. */
 const SWAGGER_DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
@@ -24,7 +25,7 @@ export function apiDocs() {
       '/swagger/assets/:file',
       ({ params }) => {
         const type = ASSETS.get(params.file)
-        if (!type) return new Response('not found', { status: 404 })
+        if (!type) throw new NotFoundError(`no Swagger UI asset ${params.file}`)
         return new Response(Bun.file(join(SWAGGER_DIST, params.file)), {
           headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
         })

@@ -1,5 +1,12 @@
 import { Elysia, ValidationError } from 'elysia'
-import { AppError, InvalidBodyError, InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../../errors/app-error.ts'
+import {
+  AppError,
+  InvalidBodyError,
+  InvalidParameterError,
+  MethodNotAllowedError,
+  NotFoundError,
+  UnauthorizedError,
+} from '../../errors/app-error.ts'
 import type { Logger } from '../../log/index.ts'
 import { problemResponse } from '../../errors/problem.ts'
 import { problemFromError } from '../problem.ts'
@@ -34,6 +41,8 @@ export function problemHandler(options: ProblemHandlerOptions) {
     const headers: Record<string, string> = {}
     if (known instanceof MethodNotAllowedError) headers['Allow'] = known.allowed.join(', ')
     if (known && 'retryAfterSeconds' in known) headers['Retry-After'] = String(known.retryAfterSeconds)
+    // RFC 6750 §3: a 401 names the scheme it wants.
+    if (known instanceof UnauthorizedError) headers['WWW-Authenticate'] = 'Bearer'
     return problemResponse(problem, headers)
   })
 }

@@ -34,6 +34,7 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
         body: body === undefined ? undefined : JSON.stringify(body),
       })
       expect(res.status).toBe(401)
+      expect(res.headers.get('www-authenticate')).toBe('Bearer')
       expect(res.headers.get('content-type')).toContain('application/problem+json')
       expect(await res.json()).toMatchObject({ type: '/errors/unauthorized', title: 'Unauthorized', status: 401, instance: path })
     }
@@ -41,6 +42,13 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
 
   test.each(['/health/live', '/health/ready', '/metrics', '/swagger', '/swagger/json'])('%s needs no key', async (path) => {
     expect((await fetch(t.url + path)).status).toBe(200)
+  })
+
+  test('an unknown Swagger UI asset is a 404 problem', async () => {
+    const res = await fetch(t.url + '/swagger/assets/nope.js')
+    expect(res.status).toBe(404)
+    expect(res.headers.get('content-type')).toContain('application/problem+json')
+    expect(await res.json()).toMatchObject({ type: '/errors/not-found', status: 404 })
   })
 
   test('security headers are on every response: success, error, unauthenticated, health', async () => {
