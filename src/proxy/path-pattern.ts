@@ -61,7 +61,7 @@ export function compilePathPattern(source: string): PathPattern {
   if (source.includes('?')) {
     throw new PathPatternError(source, 'a pattern without "?" (the query string is never matched)')
   }
-  const lower = source.toLowerCase()
+  const lower = decodeUnreserved(source).toLowerCase()
   const kind = classify(lower)
   if (kind === 'segment' && lower.replace(/^\*+/, '')[0] !== '/') {
     // A segment `*` cannot match the `/` every request path starts with, so
@@ -131,6 +131,20 @@ function compileTest(kind: PathPatternKind, pattern: string): (path: string) => 
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * Decodes percent-encoded unreserved characters (RFC 3986 §6.2.2.2: `%61`
+ * is `a`, and a server treats them alike), so that `/%61dmin` cannot slip
+ * past a rule that denies `/admin/*`. Every other escape, `%2F` included,
+ * is kept: decoding it would change which segments the path has.
+ */
+export function decodeUnreserved(path: string): string {
+  if (!path.includes('%')) return path
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16))
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escape
+  })
 }
 
 /** Merges runs of `/` into one (SPEC.md: "Doubled slashes in the request path are merged first"). */

@@ -15,14 +15,17 @@
  *   wildcard inside a longer method.
  * - The query string is never matched: everything from the first `?` of
  *   the request path is ignored, and a pattern containing `?` is rejected.
- *   The path is matched as received, percent-encoding included (no
- *   decoding, so `%2F` never turns into a segment separator). An empty path
+ *   The path is matched as received, except that percent-encoded
+ *   unreserved characters are decoded (`/%61dmin` is `/admin`, as servers
+ *   read it, so it cannot slip past a deny rule); every other escape stays,
+ *   so `%2F` never turns into a segment separator. An empty path
  *   is matched as `/`.
  * - A pattern must start with `/` or `*`; one that does not could never
  *   match a request path and is rejected rather than guessed at.
  */
 import {
   compilePathPattern,
+  decodeUnreserved,
   mergeSlashes,
   PathPatternError,
   type PathPattern,
@@ -149,7 +152,7 @@ export function compileShadowRules(text: string | undefined): ShadowRules {
   function shouldShadow(method: string, path: string): ShadowDecision {
     const query = path.indexOf('?')
     const bare = query === -1 ? path : path.slice(0, query)
-    const lower = bare === '' ? '/' : bare.toLowerCase()
+    const lower = bare === '' ? '/' : decodeUnreserved(bare).toLowerCase()
     const upperMethod = method.toUpperCase()
     let merged: string | undefined
     for (const rule of compiled) {

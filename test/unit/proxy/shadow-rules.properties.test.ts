@@ -168,4 +168,32 @@ describe('shadow rules (properties)', () => {
       { numRuns: 2000 },
     )
   })
+
+  test('percent-encoding an unreserved character never changes the decision', () => {
+    fc.assert(
+      fc.property(
+        fc.array(rule, { maxLength: 6 }),
+        method,
+        requestPath,
+        fc.array(fc.boolean(), { minLength: 16, maxLength: 16 }),
+        fc.boolean(),
+        (rules, m, path, encodeAt, upperHex) => {
+          const compiled = compileShadowRules(rules.join(','))
+          // Encode some of the unreserved characters before the query.
+          let index = 0
+          let inQuery = false
+          const encoded = [...path]
+            .map((char) => {
+              if (char === '?') inQuery = true
+              if (inQuery || !/[A-Za-z0-9\-._~]/.test(char) || !encodeAt[index++ % 16]) return char
+              const hex = char.charCodeAt(0).toString(16)
+              return `%${upperHex ? hex.toUpperCase() : hex}`
+            })
+            .join('')
+          expect(compiled.shouldShadow(m, encoded)).toEqual(compiled.shouldShadow(m, path))
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
 })

@@ -278,10 +278,19 @@ describe('request paths', () => {
     expect(compileShadowRules('deny GET:/').shouldShadow('GET', '?q=1').shadow).toBe(false)
   })
 
-  test('percent-encoding is matched as received, not decoded', () => {
+  test('an encoded "/" is matched as received, not decoded: it stays inside its segment', () => {
     const rules = compileShadowRules('deny GET:/a/*/c')
     expect(rules.shouldShadow('GET', '/a/b%2Fx/c').shadow).toBe(false)
     expect(rules.shouldShadow('GET', '/a/b/x/c').shadow).toBe(true)
+  })
+
+  test('encoded unreserved characters are decoded, so they cannot slip past a deny rule', () => {
+    const rules = compileShadowRules('deny GET:/admin/*')
+    expect(rules.shouldShadow('GET', '/%61dmin/x').shadow).toBe(false)
+    expect(rules.shouldShadow('GET', '/%41DMIN/x').shadow).toBe(false)
+    expect(rules.shouldShadow('GET', '/adm%69n').shadow).toBe(true)
+    // The pattern is read the same way.
+    expect(compileShadowRules('deny GET:/%61pi/*').shouldShadow('GET', '/api/x').shadow).toBe(false)
   })
 })
 
