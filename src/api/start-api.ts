@@ -12,6 +12,7 @@ import { createApiApp } from './create-api-app.ts'
 import { GateSettingsCache } from './gate-settings-cache.ts'
 import { createHttpHandler } from './http-handler.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
+import { boundAddress, listenOr } from '../net/listen.ts'
 
 export interface RunningApi {
   readonly url: string
@@ -73,9 +74,10 @@ export async function createApi(
     corsOrigins: config.corsOrigins,
     observe: (method, status, route, seconds) => http.observe(method, status, seconds, route),
   })
-  const server = Bun.serve({
+  const server = listenOr('SVC_APP_PORT', config.port, () => Bun.serve({
     port: config.port,
     hostname: options.hostname ?? '0.0.0.0',
+    reusePort: false,
     fetch,
     // Bun has one inactivity timeout (at most 255 s) for reading a request
     // and for idle keep-alive connections; see README "Timeouts".
@@ -84,10 +86,10 @@ export async function createApi(
     // problem; Bun's own cap would answer with an empty body.
     maxRequestBodySize: 2 ** 40,
     development: false,
-  })
+  }))
   const cleanup = startCleanupJob({ sql: db.sql, config, logger })
   const url = `http://127.0.0.1:${server.port}`
-  logger.info('api listening', { url, database: db.kind, 'metrics.enabled': config.metricsEnabled })
+  logger.info('api listening', { url, address: boundAddress(server), database: db.kind, 'metrics.enabled': config.metricsEnabled })
 
   return {
     url,

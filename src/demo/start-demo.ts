@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path'
 import { createApi } from '../api/start-api.ts'
 import { loadApiConfig } from '../config/api-config.ts'
+import { ConfigError } from '../config/config-error.ts'
 import type { Environment } from '../config/environment.ts'
 import { loadProxyConfig } from '../config/proxy-config.ts'
 import { createLogger } from '../log/index.ts'
@@ -20,11 +21,29 @@ export const DEMO_PORTS = { api: 8090, proxy: 8080, admin: 8081, hub: 8070, live
 const DATA_DIR = '.svc-demo'
 
 /**
+ * The demo's ports are fixed, so a second demo (or anything else on them)
+ * is said in one line before anything starts, rather than as a stack trace
+ * halfway through.
+ */
+function ensurePortsFree(): void {
+  for (const [name, port] of Object.entries(DEMO_PORTS)) {
+    try {
+      Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } }).stop(true)
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EADDRINUSE') throw error
+      throw new ConfigError('demo', undefined, `port ${port} (${name}) is already in use; is a demo already running? Stop it first`)
+    }
+  }
+}
+
+/**
  * `bun run demo [-- --reset]`: everything on one box, in one process, on
  * the embedded database in ./.svc-demo (kept across restarts). Ctrl-C stops
  * it all. Binds 127.0.0.1 only: the hub hands out the demo key.
  */
 export async function startDemo(_env: Environment, argv: readonly string[] = []): Promise<void> {
+  // First: a running demo's data must not be wiped by a second one's --reset.
+  ensurePortsFree()
   const dataDir = resolve(DATA_DIR)
   if (argv.includes('--reset') && existsSync(dataDir)) {
     rmSync(dataDir, { recursive: true, force: true })

@@ -4,6 +4,7 @@ import { buildHub, hasBuild } from './build-hub.ts'
 import { runtimeConfigScript } from './runtime-config.ts'
 import { securityHeaders } from './security-headers.ts'
 import { CACHE, indexPath, resolveStatic } from './static-files.ts'
+import { listenOr } from '../net/listen.ts'
 
 /** Default port of the hub server (DESIGN.md "One entry, one flag"). */
 export const DEFAULT_HUB_PORT = 8070
@@ -54,15 +55,12 @@ export async function startHubServer(config: HubServerConfig, log: HubServerLog 
     log.info('hub built', { dir: distDir, ms: Math.round(performance.now() - started) })
   }
   const handler = createHubHandler({ ...config, distDir }, log)
-  const server = Bun.serve({
-    port: config.port ?? DEFAULT_HUB_PORT,
-    hostname: config.hostname ?? '0.0.0.0',
-    development: false,
-    fetch: handler,
-  })
+  const port = config.port ?? DEFAULT_HUB_PORT
+  const server = listenOr('SVC_APP_PORT', port, () =>
+    Bun.serve({ port, hostname: config.hostname ?? '0.0.0.0', reusePort: false, development: false, fetch: handler }),
+  )
   const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? '127.0.0.1' : server.hostname
   const url = `http://${host}:${server.port}`
-  log.info('hub listening', { url, dist: distDir, api: config.apiBaseUrl })
   return {
     server,
     url,

@@ -56,6 +56,7 @@ export function startAdminServer(options: AdminServerOptions): AdminServer {
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname ?? '0.0.0.0',
+    reusePort: false,
     fetch(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return problem(405, 'Method not allowed', request)
       const path = new URL(request.url).pathname

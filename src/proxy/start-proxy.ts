@@ -4,6 +4,7 @@
  * API mode, with a graceful shutdown on SIGTERM/SIGINT.
  */
 import { ConfigError } from '../config/config-error.ts'
+import { listenOr } from '../net/listen.ts'
 import type { Environment } from '../config/environment.ts'
 import { loadProxyConfig, type ApiModeConfig, type ProxyConfig } from '../config/proxy-config.ts'
 import { DEFAULT_DIFF_CONFIG, FieldPathError, Redaction } from '../diff/index.ts'
@@ -156,6 +157,7 @@ function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandle
   return Bun.serve({
     port: config.port,
     hostname,
+    reusePort: false,
     fetch: (request, bunServer) =>
       handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
     error(error) {
@@ -172,18 +174,6 @@ function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandle
     // Bodies above SVC_APP_MAX_BODY_SIZE are still forwarded to live, streamed.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   })
-}
-
-/** Runs `listen`; a port already in use becomes one startup line naming the variable. */
-function listenOr<T>(variable: string, port: number, listen: () => T): T {
-  try {
-    return listen()
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
-      throw new ConfigError(variable, String(port), 'is already in use by another process')
-    }
-    throw error
-  }
 }
 
 /** Lets in-flight requests finish (idle keep-alive connections are closed), then forces the rest. */

@@ -35,6 +35,23 @@ describe('bun run api as a process', () => {
     expect((await new Response(proc.stdout).text()).trim()).toBe('')
   })
 
+  test('a port in use by another process exits 1 with one line, and nothing shares it', async () => {
+    // Another process, as a second `bun run api` would be: in one process Bun refuses anyway.
+    const other = Bun.spawn(['bun', '-e', "const s = Bun.serve({ hostname: '0.0.0.0', port: 0, development: false, fetch: () => new Response('other') }); console.log(s.port)"], {
+      stdout: 'pipe',
+    })
+    try {
+      const reader = other.stdout.getReader()
+      const port = Number(new TextDecoder().decode((await reader.read()).value).trim())
+      const proc = spawnApi({ SVC_APP_DATABASE_URL: 'pglite://memory', SVC_APP_API_KEY: KEY, SVC_APP_PORT: String(port) })
+      expect(await proc.exited).toBe(1)
+      expect((await new Response(proc.stderr).text()).trim()).toBe(`SVC_APP_PORT: "${port}" is already in use by another process`)
+    } finally {
+      other.kill()
+      await other.exited
+    }
+  })
+
   test('SIGTERM: readiness drops, the in-flight request finishes, exit 0', async () => {
     const database = await createTestDatabase('postgres')
     const port = 20000 + Math.floor(Math.random() * 20000)

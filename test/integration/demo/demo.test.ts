@@ -62,6 +62,16 @@ describe('bun run demo', () => {
       const config = await (await fetch('http://127.0.0.1:8070/config.js')).text()
       expect(config).toContain(API)
 
+      // A second demo beside it says so in one line and leaves the first
+      // alone, its data too, even when asked to --reset.
+      const second = startDemo('--reset')
+      expect(await second.exited).toBe(1)
+      expect((await new Response(second.stderr).text()).trim()).toBe(
+        'demo: port 8090 (api) is already in use; is a demo already running? Stop it first',
+      )
+      expect((await fetch('http://127.0.0.1:8081/health/ready')).status).toBe(200)
+      expect(readFileSync(join(cwd, '.svc-demo/demo-key'), 'utf8').trim()).toBe(key)
+
       demo.kill('SIGINT')
       expect(await demo.exited).toBe(0)
 

@@ -69,6 +69,17 @@ afterAll(async () => {
 })
 
 describe('hub server', () => {
+  test('a port in use is one line naming SVC_APP_PORT, even against a server that reuses ports', async () => {
+    const taken = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, fetch: () => new Response('other') })
+    try {
+      await expect(startHubServer({ port: taken.port as number, hostname: '127.0.0.1', apiBaseUrl: API, apiKey: KEY, distDir })).rejects.toThrow(
+        `SVC_APP_PORT: "${taken.port}" is already in use by another process`,
+      )
+    } finally {
+      taken.stop(true)
+    }
+  })
+
   test('builds the hub when the dist directory holds no build', async () => {
     expect(await Bun.file(join(distDir, 'index.html')).exists()).toBe(true)
     expect(script).toMatch(/^\/assets\/main-[a-z0-9]+\.js$/)
