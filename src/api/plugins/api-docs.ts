@@ -64,6 +64,10 @@ export function apiDocs() {
             }),
         },
         swagger: {
+          // Absolute, as the assets are: the page is also served at
+          // /swagger/, where the plugin's relative "swagger/json" would
+          // resolve to /swagger/swagger/json.
+          url: '/swagger/json',
           cdn: '/swagger/assets/swagger-ui-bundle.js',
           theme: '/swagger/assets/swagger-ui.css',
           autoDarkMode: false,

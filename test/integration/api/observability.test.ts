@@ -81,6 +81,16 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
     expect(bundle.status).toBe(200)
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
   })
+
+  test.each(['/swagger', '/swagger/'])('the page at %s finds the description', async (path) => {
+    const page = t.url + path
+    const html = await (await fetch(page)).text()
+    const specUrl = /"url"\s*:\s*"([^"]+)"/.exec(html)?.[1]
+    expect(specUrl).toBeDefined()
+    const spec = await fetch(new URL(specUrl!, page))
+    expect(spec.status).toBe(200)
+    expect(((await spec.json()) as { info: { version: string } }).info.version).toBe('1.0.0')
+  })
 })
 
 describe.each(BACKENDS)('readiness and metrics switches on %s', (backend) => {
