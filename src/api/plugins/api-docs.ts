@@ -11,6 +11,14 @@ const ASSETS = new Map([
 ])
 
 /**
+ * Absolute, as the assets are: the page is also served at /swagger/, where
+ * the plugin's relative "swagger/json" would resolve to
+ * /swagger/swagger/json. (Its options type leaves `url` out, though the
+ * plugin passes it on: hence a spread rather than a literal.)
+ */
+const ABSOLUTE_SPEC_URL = { url: '/swagger/json' }
+
+/**
  * The OpenAPI 1.0.0 description, generated from the arktype schemas that
  * validate requests, and Swagger UI at /swagger. @elysiajs/swagger renders
  * arktype schemas as arktype internals, so this uses its successor
@@ -64,10 +72,7 @@ export function apiDocs() {
             }),
         },
         swagger: {
-          // Absolute, as the assets are: the page is also served at
-          // /swagger/, where the plugin's relative "swagger/json" would
-          // resolve to /swagger/swagger/json.
-          url: '/swagger/json',
+          ...ABSOLUTE_SPEC_URL,
           cdn: '/swagger/assets/swagger-ui-bundle.js',
           theme: '/swagger/assets/swagger-ui.css',
           autoDarkMode: false,

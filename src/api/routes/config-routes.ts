@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia'
 import { type } from 'arktype'
 import type { ApiContext } from '../api-context.ts'
-import { config, globalStats, problem } from '../schemas/common.ts'
+import { config, globalStats, problems } from '../schemas/common.ts'
 
-const errors = { 401: problem, 429: problem, 500: problem }
+const errors = problems(401, 429, 500)
 
 /** SPEC.md "Config and statistics". */
 export function configRoutes(ctx: ApiContext) {

@@ -2,11 +2,10 @@ import { Elysia } from 'elysia'
 import { InvalidBodyError, NotFoundError } from '../../errors/app-error.ts'
 import { parseDuration } from '../../config/duration.ts'
 import type { ApiContext } from '../api-context.ts'
-import { gateIdParams, problem } from '../schemas/common.ts'
+import { gateIdParams, problems } from '../schemas/common.ts'
 import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
 import { paginate } from '../pagination.ts'
 
-const errors = { 400: problem, 401: problem, 404: problem, 409: problem, 429: problem, 500: problem }
 
 /** SPEC.md "Endpoints → Gates". */
 export function gateRoutes(ctx: ApiContext) {
@@ -19,7 +18,7 @@ export function gateRoutes(ctx: ApiContext) {
       },
       {
         query: listGatesQuery,
-        response: { 200: gateListEnvelope, ...errors },
+        response: { 200: gateListEnvelope, ...problems(400, 401, 429, 500) },
         detail: { operationId: 'listGates', summary: 'List gates with their 24 h statistics', tags: ['Gates'] },
       },
     )
@@ -32,7 +31,7 @@ export function gateRoutes(ctx: ApiContext) {
       {
         parse: 'json',
         body: createGateBody,
-        response: { 201: gateEnvelope, ...errors },
+        response: { 201: gateEnvelope, ...problems(400, 401, 409, 429, 500) },
         detail: { operationId: 'createGate', summary: 'Create a gate (a live/shadow URL pair)', tags: ['Gates'] },
       },
     )
@@ -41,7 +40,7 @@ export function gateRoutes(ctx: ApiContext) {
       async ({ params }) => ({ data: await requireGate(ctx, params.gate_id) }),
       {
         params: gateIdParams,
-        response: { 200: gateEnvelope, ...errors },
+        response: { 200: gateEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: { operationId: 'getGate', summary: 'Get one gate with its 24 h statistics', tags: ['Gates'] },
       },
     )
@@ -66,7 +65,7 @@ export function gateRoutes(ctx: ApiContext) {
         parse: 'json',
         params: gateIdParams,
         body: updateGateBody,
-        response: { 200: gateEnvelope, ...errors },
+        response: { 200: gateEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
         detail: {
           operationId: 'updateGate',
           summary: 'Update a gate: name, diff_config, redacted_fields, retention (null or "" resets it)',
@@ -84,8 +83,12 @@ export function gateRoutes(ctx: ApiContext) {
       },
       {
         params: gateIdParams,
-        response: errors,
-        detail: { operationId: 'deleteGate', summary: 'Delete a gate and all its captured requests', tags: ['Gates'] },
+        response: problems(400, 401, 404, 429, 500),
+        detail: {
+          operationId: 'deleteGate',
+          summary: 'Delete a gate and all its captured requests; 204 without a body',
+          tags: ['Gates'],
+        },
       },
     )
 }

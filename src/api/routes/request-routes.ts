@@ -4,7 +4,7 @@ import type { ApiContext } from '../api-context.ts'
 import { ingestCapture } from '../capture-ingest.ts'
 import { paginate } from '../pagination.ts'
 import { requestFacts } from '../request-context.ts'
-import { gateIdParams, problem, requestIdParams } from '../schemas/common.ts'
+import { gateIdParams, problems, requestIdParams } from '../schemas/common.ts'
 import {
   createRequestBody,
   listRequestsQuery,
@@ -14,7 +14,6 @@ import {
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
 
-const errors = { 400: problem, 401: problem, 404: problem, 409: problem, 429: problem, 500: problem }
 
 /** SPEC.md "Endpoints → Requests". */
 export function requestRoutes(ctx: ApiContext) {
@@ -30,10 +29,14 @@ export function requestRoutes(ctx: ApiContext) {
       {
         params: gateIdParams,
         query: listRequestsQuery,
-        response: { 200: requestListEnvelope, ...errors },
+        response: { 200: requestListEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: {
           operationId: 'listRequests',
           summary: 'List captured requests of a gate; filters combine with AND',
+          description:
+            '`method`: a comma-separated list (or the parameter repeated), any of them. `path`: a case-sensitive ' +
+            'substring of the path, not anchored; `*` stands for any sequence (`/api/orders` also matches ' +
+            '`/api/orders/7`). `from`/`to`: RFC 3339, inclusive. `has_diff`: true or false.',
           tags: ['Requests'],
         },
       },
@@ -49,7 +52,7 @@ export function requestRoutes(ctx: ApiContext) {
         parse: 'json',
         params: gateIdParams,
         body: createRequestBody,
-        response: { 201: requestEnvelope, ...errors },
+        response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
         detail: {
           operationId: 'createRequest',
           summary: 'Store a capture (sent by proxies); the API redacts it and computes the diff when none is given',
@@ -69,7 +72,7 @@ export function requestRoutes(ctx: ApiContext) {
       },
       {
         params: requestIdParams,
-        response: { 200: requestDetailEnvelope, ...errors },
+        response: { 200: requestDetailEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: {
           operationId: 'getRequest',
           summary: 'Get one captured request with both responses and the diff (bodies base64)',

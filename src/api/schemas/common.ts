@@ -25,3 +25,11 @@ export const globalStats = type({
   total_requests_24h: 'number.integer',
   total_diff_rate: 'number',
 })
+
+/**
+ * The error statuses an operation documents (SPEC.md "Endpoints"), each a
+ * Problem, for its `response` map and so for the OpenAPI description.
+ */
+export function problems<const S extends readonly number[]>(...statuses: S): { [K in S[number]]: typeof problem } {
+  return Object.fromEntries(statuses.map((status) => [status, problem])) as { [K in S[number]]: typeof problem }
+}
