@@ -79,8 +79,15 @@ const proxyFields = { ...commonProxyFields, ...apiModeFields, ...standaloneField
 export const proxyConfigSchema = type(proxyFields)
 
 const API_MODE_KEYS = ['SVC_APP_API_URL', 'SVC_APP_GATE_ID', 'SVC_APP_API_KEY'] as const
+/**
+ * What chooses API mode. Not the key: the API reads SVC_APP_API_KEY too,
+ * so one shell (or one .env) that runs both would otherwise make every
+ * standalone proxy fail with "set together"; in standalone mode the key is
+ * ignored with a warning like any other API-mode variable.
+ */
+const API_MODE_SELECTORS = ['SVC_APP_API_URL', 'SVC_APP_GATE_ID'] as const
 const STANDALONE_KEYS = ['SVC_APP_LIVE_URL', 'SVC_APP_SHADOW_URL'] as const
-const API_ONLY_KEYS = variableNames(apiModeFields).filter((k) => !isOneOf(k, API_MODE_KEYS))
+const API_ONLY_KEYS = variableNames(apiModeFields).filter((k) => !isOneOf(k, API_MODE_SELECTORS))
 const STANDALONE_ONLY_KEYS = variableNames(standaloneFields).filter((k) => !isOneOf(k, STANDALONE_KEYS))
 const MODES_LINE =
   'configure exactly one proxy mode: API mode (SVC_APP_API_URL, SVC_APP_GATE_ID, SVC_APP_API_KEY) or standalone mode (SVC_APP_LIVE_URL, SVC_APP_SHADOW_URL)'
@@ -195,7 +202,7 @@ type Validated = typeof proxyConfigSchema.infer
  * identifying variables are then required.
  */
 function resolveMode(v: Validated, raw: (name: string) => string | undefined): ProxyMode {
-  const apiSet = API_MODE_KEYS.filter((k) => raw(k) !== undefined)
+  const apiSet = API_MODE_SELECTORS.filter((k) => raw(k) !== undefined)
   const standaloneSet = STANDALONE_KEYS.filter((k) => raw(k) !== undefined)
   if (apiSet.length > 0 && standaloneSet.length > 0) {
     throw new ConfigError(standaloneSet[0]!, undefined, `is set together with ${apiSet[0]}; ${MODES_LINE}`)

@@ -107,6 +107,13 @@ describe('standalone mode', () => {
     expect(loadProxyConfig({ ...STANDALONE, SVC_APP_MAX_RETRIES: '5' }).ignoredVariables).toEqual(['SVC_APP_MAX_RETRIES'])
   })
 
+  test('SVC_APP_API_KEY alone does not choose API mode: one shell can run the API and a standalone proxy', () => {
+    const config = loadProxyConfig({ ...STANDALONE, SVC_APP_API_KEY: 'a-key-of-the-api-0123' })
+    expect(config.mode.kind).toBe('standalone')
+    expect(config.ignoredVariables).toEqual(['SVC_APP_API_KEY'])
+    expect(errorOf({ SVC_APP_API_KEY: 'a-key-of-the-api-0123' }).message).toStartWith('SVC_APP_API_URL or SVC_APP_LIVE_URL: is required')
+  })
+
   test('refuses a shadow URL equal to the live URL', () => {
     expect(errorOf({ SVC_APP_LIVE_URL: 'http://a:1', SVC_APP_SHADOW_URL: 'http://a:1/' }).message).toBe(
       'SVC_APP_SHADOW_URL: "http://a:1/" must differ from SVC_APP_LIVE_URL',
