@@ -74,7 +74,11 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
   }
 }
 
-/** One product: the candidate's prices are off by a few hundredths (the gate tolerates 0.015). */
+/**
+ * One product: the candidate's prices are 0.04 % higher, rounded to the
+ * cent. The gate tolerates 0.015, so a cent of rounding is quiet and the
+ * larger changes (49.99 → 50.01, 129 → 129.05) show.
+ */
 function productView(product: Product, shadow: boolean) {
   const price = shadow ? Math.round(product.price * 1.0004 * 100) / 100 : product.price
   return { id: product.id, name: product.name, price, tags: product.tags, stock: product.stock }
