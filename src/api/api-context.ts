@@ -6,6 +6,7 @@ import type { GateStore } from '../store/gate-store.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
+import type { SchemaReadiness } from './schema-readiness.ts'
 
 /** Everything the routes need, built once at startup and passed in. */
 export interface ApiContext {
@@ -19,6 +20,8 @@ export interface ApiContext {
   readonly gateSettings: GateSettingsCache
   readonly registry: Registry
   readonly comparisons: ComparisonMetrics
+  /** Whether the database is migrated, for readiness. */
+  readonly schema: SchemaReadiness
   /** Turns false when shutdown begins, so readiness answers 503 at once. */
   readonly lifecycle: { accepting: boolean }
 }

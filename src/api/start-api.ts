@@ -13,6 +13,7 @@ import { GateSettingsCache } from './gate-settings-cache.ts'
 import { createHttpHandler } from './http-handler.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
 import { boundAddress, listenOr } from '../net/listen.ts'
+import { pendingLine, SchemaReadiness } from './schema-readiness.ts'
 
 export interface RunningApi {
   readonly url: string
@@ -63,6 +64,7 @@ export async function createApi(
     stats: createStatsStore(db.sql),
     registry,
     comparisons,
+    schema: new SchemaReadiness(db.sql),
     lifecycle: { accepting: true },
   }
   const app = createApiApp(context)
@@ -89,6 +91,7 @@ export async function createApi(
   }))
   const cleanup = startCleanupJob({ sql: db.sql, config, logger })
   const url = `http://127.0.0.1:${server.port}`
+  await reportDatabaseState(context)
   logger.info('api listening', { url, address: boundAddress(server), database: db.kind, 'metrics.enabled': config.metricsEnabled })
 
   return {
@@ -103,6 +106,24 @@ export async function createApi(
       if (!database) await db.close()
       logger.info('api stopped')
     },
+  }
+}
+
+/**
+ * Says at startup what readiness would say later: a database that is not
+ * reachable yet, or not migrated, is otherwise first noticed as failing
+ * queries. The API still starts (the database may come up, or be migrated
+ * by a job, after it) and readiness answers 503 until then.
+ */
+async function reportDatabaseState(context: ApiContext): Promise<void> {
+  const { db, logger, schema } = context
+  if (!(await db.ping(2000))) {
+    logger.warn('database not reachable yet: /health/ready answers 503 until it is', { database: db.kind })
+    return
+  }
+  const pending = await schema.pending().catch(() => [])
+  if (pending.length > 0) {
+    logger.error(`database schema not up to date, ${pendingLine(pending)}; /health/ready answers 503 until then`, { database: db.kind })
   }
 }
 

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { PROMETHEUS_CONTENT_TYPE } from '../../metrics/index.ts'
 import type { ApiContext } from '../api-context.ts'
+import { pendingLine } from '../schema-readiness.ts'
 
 /** How long readiness waits for the database before saying 503. */
 const READY_QUERY_TIMEOUT_MS = 1000
@@ -12,10 +13,16 @@ export function healthRoutes(ctx: ApiContext) {
     .get(
       '/health/ready',
       async () => {
-        const ok = ctx.lifecycle.accepting && (await ctx.db.ping(READY_QUERY_TIMEOUT_MS))
-        const body = { status: ok ? 'ok' : 'unavailable', database: ok ? 'connected' : 'unreachable' }
-        if (!ctx.lifecycle.accepting) body.status = 'shutting down'
-        return Response.json(body, { status: ok ? 200 : 503 })
+        if (!ctx.lifecycle.accepting) return Response.json({ status: 'shutting down' }, { status: 503 })
+        if (!(await ctx.db.ping(READY_QUERY_TIMEOUT_MS))) {
+          return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
+        }
+        const pending = await ctx.schema.pending().catch(() => undefined)
+        if (pending === undefined) return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
+        if (pending.length > 0) {
+          return Response.json({ status: 'unavailable', database: 'connected', schema: pendingLine(pending) }, { status: 503 })
+        }
+        return Response.json({ status: 'ok', database: 'connected' })
       },
       { detail: { hide: true } },
     )

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { familyOf, histogramSeries, parseExposition, sampleOf } from '../../support/prometheus-text.ts'
-import { startTestApi, type TestApi } from '../../support/api-server.ts'
+import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
-import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
+import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
+import { createApi } from '../../../src/api/start-api.ts'
+import { loadApiConfig } from '../../../src/config/api-config.ts'
+import { createLogger } from '../../../src/log/index.ts'
+import { migrate } from '../../../src/store/migrator.ts'
 
 describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
   let t: TestApi
@@ -119,6 +123,27 @@ describe.each(BACKENDS)('readiness and metrics switches on %s', (backend) => {
       await t.stop()
     }
   })
+})
+
+describe.each(BACKENDS)('readiness follows the schema on %s', (backend) => {
+  test('an unmigrated database: a clear line at startup, 503 until migrated, then 200', async () => {
+    const database = await createTestDatabase(backend, { migrate: false })
+    const logs: string[] = []
+    const logger = createLogger({ level: 'debug', format: 'json', write: (line) => void logs.push(line) })
+    const config = loadApiConfig({ SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: TEST_API_KEY, SVC_APP_PORT: '0' })
+    const api = await createApi(config, { logger, database: database.db, hostname: '127.0.0.1' })
+    try {
+      expect(logs.some((line) => line.includes('database schema not up to date') && line.includes('run `bun run migrate`'))).toBe(true)
+      const before = await fetch(api.url + '/health/ready')
+      expect(before.status).toBe(503)
+      expect(((await before.json()) as { schema: string }).schema).toContain('pending')
+      await migrate(database.db.sql)
+      expect((await fetch(api.url + '/health/ready')).status).toBe(200)
+    } finally {
+      await api.stop()
+      await database.drop()
+    }
+  }, DATABASE_HOOK_TIMEOUT_MS)
 })
 
 describe('readiness follows the database', () => {
