@@ -84,5 +84,7 @@ export function startAdminServer(options: AdminServerOptions): AdminServer {
 
 function problem(status: 404 | 405, title: string, request: Request): Response {
   const type = status === 404 ? '/errors/not-found' : '/errors/method-not-allowed'
-  return problemResponse({ type, title, status, instance: new URL(request.url).pathname })
+  const problem = problemResponse({ type, title, status, instance: new URL(request.url).pathname })
+  if (status === 405) problem.headers.set('Allow', 'GET, HEAD')
+  return problem
 }

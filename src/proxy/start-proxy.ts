@@ -250,7 +250,7 @@ function clientAddressOf(address: string | undefined): string | undefined {
 export async function startProxy(env: Environment, _argv: string[]): Promise<void> {
   const config = loadProxyConfig(env)
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
-  const proxy = await createProxy(config, { logger })
+  let proxy: RunningProxy | undefined
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
@@ -259,6 +259,11 @@ export async function startProxy(env: Environment, _argv: string[]): Promise<voi
     }
     signalled = true
     logger.info('signal received', { signal })
+    if (proxy === undefined) {
+      // Still starting (fetching the gate, say): nothing is in flight yet.
+      logger.info('stopped during startup')
+      process.exit(0)
+    }
     proxy.stop().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -269,4 +274,5 @@ export async function startProxy(env: Environment, _argv: string[]): Promise<voi
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
+  proxy = await createProxy(config, { logger })
 }

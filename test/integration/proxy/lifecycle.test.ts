@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { freePort, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
 /** Starting a Bun process takes a second or two on a busy 2-core machine. */
@@ -111,6 +111,39 @@ describe('graceful shutdown', () => {
       expect(await proxy.process.exited).toBe(0)
     } finally {
       proxy.process.kill('SIGKILL')
+    }
+  }, SPAWN_TIMEOUT_MS)
+
+  test('SIGTERM while the gate is still being fetched: exit 0 at once', async () => {
+    // An API that accepts and never answers: startup waits on the gate.
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const adminPort = freePort()
+    const child = spawnMain({
+      SVC_APP_API_URL: `http://127.0.0.1:${silent.port}`,
+      SVC_APP_GATE_ID: crypto.randomUUID(),
+      SVC_APP_API_KEY: 'a-key-of-sixteen-chars',
+      SVC_APP_API_TIMEOUT: '60s',
+      SVC_APP_PORT: '0',
+      SVC_APP_ADMIN_PORT: String(adminPort),
+    })
+    try {
+      const starting = await waitFor(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${adminPort}/health/ready`).catch(() => undefined)
+          return res?.status === 503 ? res : undefined
+        },
+        10_000,
+        'readiness 503 while the gate is fetched',
+        100,
+      )
+      expect(starting.status).toBe(503)
+      const sent = performance.now()
+      child.kill('SIGTERM')
+      expect(await child.exited).toBe(0)
+      expect(performance.now() - sent).toBeLessThan(5_000)
+    } finally {
+      child.kill('SIGKILL')
+      silent.stop(true)
     }
   }, SPAWN_TIMEOUT_MS)
 
