@@ -9,6 +9,7 @@ export interface Position {
  * what the parser expected there, and what it found instead.
  */
 export class BlockSyntaxError extends Error {
+  override readonly name = 'BlockSyntaxError'
   readonly code = 'block-syntax'
   readonly line: number
   readonly column: number

@@ -7,6 +7,7 @@ import type { Position } from './block-syntax-error.ts'
  * neither, and `directive` names the option path instead.
  */
 export class ModuleConfigError extends Error {
+  override readonly name = 'ModuleConfigError'
   readonly code = 'invalid-module-config'
   readonly line: number | undefined
   readonly column: number | undefined

@@ -31,7 +31,7 @@ export async function fetchGate(client: ApiClient, mode: ApiModeConfig, signal?:
       }
       throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `could not be fetched from ${mode.apiUrl} (HTTP ${outcome.status})`)
     case 'failed':
-      throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `did not answer GET /gates/${mode.gateId} in time (${outcome.reason}, ${outcome.attempts} attempts)`)
+      throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `gave no answer to GET /gates/${mode.gateId} within SVC_APP_API_TIMEOUT (${outcome.attempts} attempts, the last: ${outcome.reason})`)
     case 'breaker-open':
       throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, 'is unavailable (circuit breaker open)')
     case 'aborted':

@@ -78,10 +78,15 @@ function validationToAppError(error: ValidationError) {
 function describeValidation(error: ValidationError): string[] {
   try {
     const all = error.all as Array<{ message?: string; summary?: string; path?: string }>
-    const messages = all.map((e) => e.message ?? e.summary ?? '').filter((m) => m !== '')
+    const messages = all.map((e) => plainer(e.message ?? e.summary ?? '')).filter((m) => m !== '')
     if (messages.length > 0) return [...new Set(messages)]
   } catch {
     // fall through to the generic message
   }
   return [`invalid ${error.type}`]
+}
+
+/** arktype says "nmae must be removed" of an unknown key; a client reads "unknown field" sooner. */
+function plainer(message: string): string {
+  return message.replace(/^(.+) must be removed$/, 'unknown field $1 (only the documented fields are accepted)')
 }

@@ -41,7 +41,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     [{ name: 'x', live_url: 'ftp://a', shadow_url: 'http://b' }, 'live_url'],
     [{ name: '', live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
     [{ name: 7, live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
-    [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b', extra: true }, 'extra'],
+    [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b', extra: true }, 'unknown field extra'],
   ])('createGate refuses %p with a 400 naming %p', async (body, field) => {
     const res = await t.call('POST', '/gates', body)
     expect(res.status).toBe(400)

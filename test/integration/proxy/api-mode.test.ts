@@ -219,7 +219,7 @@ describe('API mode startup', () => {
     try {
       const started = performance.now()
       const error = await startupError({ SVC_APP_API_TIMEOUT: '2s', SVC_APP_RETRY_DELAY: '100ms' })
-      expect(error.message).toStartWith(`SVC_APP_API_URL: "${front.url}" did not answer GET /gates/${gateId} in time (api: connection refused, 4 attempts)`)
+      expect(error.message).toStartWith(`SVC_APP_API_URL: "${front.url}" gave no answer to GET /gates/${gateId} within SVC_APP_API_TIMEOUT (4 attempts, the last: api: connection refused)`)
       expect(performance.now() - started).toBeLessThan(4000)
     } finally {
       front.setMode('pass')

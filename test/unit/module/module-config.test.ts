@@ -427,6 +427,16 @@ describe('parseModuleConfig errors name the line, the column and the expectation
   test('lets syntax errors through as BlockSyntaxError', () => {
     expect(() => parseModuleConfig('svc_gate {\n  live "http://a\n}')).toThrow(BlockSyntaxError)
   })
+
+  test('both errors carry their class name, so an uncaught one prints as such', () => {
+    expect(configError(() => parseModuleConfig('svc_gate {\n  sampling_rate 2\n}')).name).toBe('ModuleConfigError')
+    try {
+      parseModuleConfig('svc_gate {\n  live "http://a\n}')
+    } catch (error) {
+      expect((error as Error).name).toBe('BlockSyntaxError')
+    }
+    expect.assertions(2)
+  })
 })
 
 describe('validateModuleConfig (object form)', () => {
