@@ -1,5 +1,5 @@
 import type postgres from 'postgres'
-import { MIGRATIONS_DIR, pendingMigrations } from '../store/migrator.ts'
+import { REQUIRED_SCHEMA_VERSION, schemaVersion } from '../store/schema-version.ts'
 
 /**
  * Whether the database's schema is the one this build needs: a database
@@ -12,19 +12,20 @@ export class SchemaReadiness {
 
   constructor(
     private readonly sql: postgres.Sql,
-    private readonly dir: string = MIGRATIONS_DIR,
+    private readonly required: number = REQUIRED_SCHEMA_VERSION,
   ) {}
 
-  /** The pending migrations' names, [] when up to date. Throws when the database cannot be queried. */
-  async pending(): Promise<string[]> {
-    if (this.upToDate) return []
-    const pending = await pendingMigrations(this.sql, this.dir)
-    if (pending.length === 0) this.upToDate = true
-    return pending
+  /**
+   * undefined when the schema is up to date, else what to do about it.
+   * Throws when the database cannot be queried.
+   */
+  async problem(): Promise<string | undefined> {
+    if (this.upToDate) return undefined
+    const version = await schemaVersion(this.sql)
+    if (version >= this.required) {
+      this.upToDate = true
+      return undefined
+    }
+    return `schema version ${version}, this build needs ${this.required}: run \`bun run migrate\``
   }
-}
-
-/** The readiness line for pending migrations. */
-export function pendingLine(pending: readonly string[]): string {
-  return `${pending.length} migration${pending.length === 1 ? '' : 's'} pending (${pending.join(', ')}): run \`bun run migrate\``
 }

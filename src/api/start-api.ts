@@ -13,7 +13,7 @@ import { GateSettingsCache } from './gate-settings-cache.ts'
 import { createHttpHandler } from './http-handler.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
 import { boundAddress, listenOr } from '../net/listen.ts'
-import { pendingLine, SchemaReadiness } from './schema-readiness.ts'
+import { SchemaReadiness } from './schema-readiness.ts'
 
 export interface RunningApi {
   readonly url: string
@@ -121,9 +121,9 @@ async function reportDatabaseState(context: ApiContext): Promise<void> {
     logger.warn('database not reachable yet: /health/ready answers 503 until it is', { database: db.kind })
     return
   }
-  const pending = await schema.pending().catch(() => [])
-  if (pending.length > 0) {
-    logger.error(`database schema not up to date, ${pendingLine(pending)}; /health/ready answers 503 until then`, { database: db.kind })
+  const problem = await schema.problem().catch(() => undefined)
+  if (problem !== undefined) {
+    logger.error(`database schema not up to date (${problem}); /health/ready answers 503 until then`, { database: db.kind })
   }
 }
 

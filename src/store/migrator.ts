@@ -54,24 +54,6 @@ export function listMigrations(dir: string): MigrationFile[] {
 }
 
 /**
- * The migrations of `dir` not yet recorded in the database, by name: all of
- * them on a database never migrated. Throws when it cannot be queried.
- */
-export async function pendingMigrations(sql: postgres.Sql, dir: string = MIGRATIONS_DIR): Promise<string[]> {
-  const files = listMigrations(dir)
-  let recorded: Set<number>
-  try {
-    const rows = await sql<{ version: number }[]>`SELECT version FROM schema_migrations`
-    recorded = new Set(rows.map((row) => Number(row.version)))
-  } catch (error) {
-    // undefined_table: no migration ever ran here.
-    if ((error as { code?: unknown }).code === '42P01') return files.map((file) => file.name)
-    throw error
-  }
-  return files.filter((file) => !recorded.has(file.version)).map((file) => file.name)
-}
-
-/**
  * Applies the migrations of `dir` that are not yet recorded in
  * `schema_migrations`, in version order, each in its own transaction with
  * its record, so that a failed migration leaves nothing behind. Holds a

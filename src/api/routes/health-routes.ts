@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { PROMETHEUS_CONTENT_TYPE } from '../../metrics/index.ts'
 import type { ApiContext } from '../api-context.ts'
-import { pendingLine } from '../schema-readiness.ts'
 
 /** How long readiness waits for the database before saying 503. */
 const READY_QUERY_TIMEOUT_MS = 1000
@@ -17,11 +16,13 @@ export function healthRoutes(ctx: ApiContext) {
         if (!(await ctx.db.ping(READY_QUERY_TIMEOUT_MS))) {
           return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
         }
-        const pending = await ctx.schema.pending().catch(() => undefined)
-        if (pending === undefined) return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
-        if (pending.length > 0) {
-          return Response.json({ status: 'unavailable', database: 'connected', schema: pendingLine(pending) }, { status: 503 })
+        let schema: string | undefined
+        try {
+          schema = await ctx.schema.problem()
+        } catch {
+          return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
         }
+        if (schema !== undefined) return Response.json({ status: 'unavailable', database: 'connected', schema }, { status: 503 })
         return Response.json({ status: 'ok', database: 'connected' })
       },
       { detail: { hide: true } },

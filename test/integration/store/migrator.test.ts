@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { openDatabase, type Database } from '../../../src/store/database.ts'
 import { MigrationError } from '../../../src/store/errors.ts'
 import { listMigrations, migrate, MIGRATION_LOCK_KEY, MIGRATIONS_DIR } from '../../../src/store/migrator.ts'
+import { REQUIRED_SCHEMA_VERSION } from '../../../src/store/schema-version.ts'
 import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
 
 const dirs: string[] = []
@@ -35,6 +36,10 @@ describe('listMigrations', () => {
 
   test('rejects two files with one version', () => {
     expect(() => listMigrations(migrationDir({ '0001_a.sql': '', '0001_b.sql': '' }))).toThrow(/share version 1/)
+  })
+
+  test('REQUIRED_SCHEMA_VERSION, what the API checks for readiness, is the last migration of sql/', () => {
+    expect(REQUIRED_SCHEMA_VERSION).toBe(Math.max(...listMigrations(MIGRATIONS_DIR).map((m) => m.version)))
   })
 
   test('the repository has at least the initial migration', () => {
