@@ -107,7 +107,17 @@ export class Redaction {
         state = this._matcher.step(state, tokens[i]!, state === this._headers)
       }
       if (state.matched) continue
-      if (state.dead || typeof op.value !== 'object' || op.value === null) {
+      if (state.dead) {
+        out.push(op)
+        continue
+      }
+      if (!hasDocumentShape(tokens, op.value)) {
+        // Headers that are not a name → values map cannot be walked as
+        // headers; a secret could hide anywhere in it (fail closed).
+        out.push({ ...op, value: REDACTED })
+        continue
+      }
+      if (typeof op.value !== 'object' || op.value === null) {
         out.push(op)
         continue
       }
@@ -131,6 +141,32 @@ export class Redaction {
 }
 
 type Container = Record<string, unknown> | unknown[]
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isHeaderValues(value: unknown): boolean {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+}
+
+function isHeaderMap(value: unknown): boolean {
+  return isPlainObject(value) && Object.values(value).every(isHeaderValues)
+}
+
+/**
+ * Whether a value at `tokens` has the shape of that place in `{status,
+ * headers, body}` where headers are concerned (anything goes under body):
+ * the document an object whose `headers` is a header map, `/headers` a
+ * header map, `/headers/<name>` a list of strings.
+ */
+function hasDocumentShape(tokens: readonly string[], value: unknown): boolean {
+  if (tokens.length === 0) return isPlainObject(value) && (!('headers' in value) || isHeaderMap(value.headers))
+  if (tokens[0] !== 'headers') return true
+  if (tokens.length === 1) return isHeaderMap(value)
+  if (tokens.length === 2) return isHeaderValues(value)
+  return true
+}
 
 class RedactionWalk {
   changed = false

@@ -179,6 +179,17 @@ describe('redaction of a submitted diff (createRequest with `diff`)', () => {
     expect(value.password).toBe('leaked')
   })
 
+  test('a value that is not shaped like the headers it replaces is redacted whole (fail closed)', () => {
+    const ops = [
+      { op: 'add' as const, path: '/headers', value: [['authorization', 'Bearer leaked']] },
+      { op: 'add' as const, path: '/headers', value: 'Authorization: Bearer leaked' },
+      { op: 'replace' as const, path: '', value: { status: 200, headers: [['cookie', 'leaked']] } },
+      { op: 'replace' as const, path: '/headers/Link', value: { 0: 'leaked' } },
+      { op: 'replace' as const, path: '/body/notes', value: 'free text is the body’s own' },
+    ]
+    expect(redaction.patchOps(ops).map((op) => op.value)).toEqual([REDACTED, REDACTED, REDACTED, REDACTED, 'free text is the body’s own'])
+  })
+
   test('a pointer escape is undone before matching', () => {
     expect(compileRedaction(['body.a/b']).patchOps([{ op: 'add', path: '/body/a~1b', value: 1 }])).toEqual([])
   })
