@@ -1,4 +1,5 @@
 import { type } from 'arktype'
+import { BASE_URL_RULE, isBaseUrl } from '../net/base-url.ts'
 import { parseCidr, CidrSet } from '../net/cidr.ts'
 import { DURATION_RULE, MAX_TIMER_MS, MAX_TIMER_RULE, parseDuration } from './duration.ts'
 
@@ -109,19 +110,9 @@ export const cidrListField = type('string').pipe((text, ctx) => {
   return new CidrSet(cidrs)
 })
 
-export const httpUrlField = type('string').pipe((text, ctx) => {
-  try {
-    const url = new URL(text.trim())
-    // A base URL: request paths are appended to it, so a query or a
-    // fragment would end up in the middle of every forwarded path.
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && !/[?#]/.test(url.href)) {
-      return url.toString().replace(/\/$/, '')
-    }
-  } catch {
-    // fall through to the rule
-  }
-  return ctx.error('an http:// or https:// URL without a query or fragment')
-})
+export const httpUrlField = type('string').pipe((text, ctx) =>
+  isBaseUrl(text.trim()) ? new URL(text.trim()).toString().replace(/\/$/, '') : ctx.error(BASE_URL_RULE),
+)
 
 /** A duration of 0 or more; `0` typically means "no limit" (SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT). */
 export const nonNegativeDurationField = type('string').pipe((text, ctx) => {

@@ -7,6 +7,7 @@
 import type { ApiModeConfig } from '../config/proxy-config.ts'
 import { ConfigError } from '../config/config-error.ts'
 import type { ApiClient } from './api-client.ts'
+import { BASE_URL_RULE, isBaseUrl } from '../net/base-url.ts'
 
 /** What the proxy takes from the gate. */
 export interface GateInfo {
@@ -49,8 +50,8 @@ function parseGate(text: string, mode: ApiModeConfig): GateInfo {
   }
   const liveUrl = gate?.['live_url']
   const shadowUrl = gate?.['shadow_url']
-  if (typeof liveUrl !== 'string' || typeof shadowUrl !== 'string' || !isHttpUrl(liveUrl) || !isHttpUrl(shadowUrl)) {
-    throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `answered GET /gates/${mode.gateId} without a gate holding http(s) live_url and shadow_url`)
+  if (typeof liveUrl !== 'string' || typeof shadowUrl !== 'string' || !isBaseUrl(liveUrl) || !isBaseUrl(shadowUrl)) {
+    throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `answered GET /gates/${mode.gateId} without a gate whose live_url and shadow_url are each ${BASE_URL_RULE}`)
   }
   const redacted = gate?.['redacted_fields']
   return Object.freeze({
@@ -62,11 +63,3 @@ function parseGate(text: string, mode: ApiModeConfig): GateInfo {
   })
 }
 
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text)
-    return url.protocol === 'http:' || url.protocol === 'https:'
-  } catch {
-    return false
-  }
-}

@@ -39,6 +39,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     [{ name: 'x', live_url: 'http://a' }, 'shadow_url'],
     [{ name: 'x', live_url: 'not a url', shadow_url: 'http://b' }, 'live_url'],
     [{ name: 'x', live_url: 'ftp://a', shadow_url: 'http://b' }, 'live_url'],
+    [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b/?v=2' }, 'shadow_url must be absolute: an http:// or https:// URL without a query or fragment'],
     [{ name: '', live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
     [{ name: 7, live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
     [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b', extra: true }, 'unknown field extra'],

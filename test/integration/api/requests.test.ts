@@ -177,6 +177,7 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     [(b: Record<string, unknown>) => (b.body = '***'), 'body'],
     [(b: Record<string, unknown>) => (b.created_at = 'yesterday'), 'created_at'],
     [(b: Record<string, unknown>) => (b.created_at = '2026-11-21T24:00:00Z'), 'created_at'],
+    [(b: Record<string, unknown>) => (b.created_at = '0001-06-01T00:00:00Z'), 'created_at'],
     [(b: Record<string, unknown>) => ((b.live_response as Record<string, unknown>).created_at = '2026-02-29T10:00:00Z'), 'created_at'],
     [(b: Record<string, unknown>) => (b.headers = { A: 'not-a-list' }), 'headers'],
     [(b: Record<string, unknown>) => (b.extra = 1), 'extra'],
@@ -280,7 +281,7 @@ describe.each(BACKENDS)('listRequests on %s', (backend) => {
     expect(page.pagination).toEqual({ limit: 2, offset: 1, total: 3, has_more: false })
   })
 
-  test.each(['?limit=0', '?limit=101', '?offset=-1', '?from=yesterday', '?from=2026-02-30T08:00:00Z', '?to=2026-11-21T24:00:00Z', '?has_diff=maybe', '?sort=status', '?order=sideways'])(
+  test.each(['?limit=0', '?limit=101', '?offset=-1', '?from=yesterday', '?from=2026-02-30T08:00:00Z', '?to=2026-11-21T24:00:00Z', '?from=0000-01-01T00:00:00Z', '?has_diff=maybe', '?sort=status', '?order=sideways'])(
     '%s is a 400',
     async (query) => {
       const res = await t.call('GET', `/gates/${gateId}/requests${query}`)
