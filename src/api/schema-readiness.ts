@@ -15,17 +15,27 @@ export class SchemaReadiness {
     private readonly required: number = REQUIRED_SCHEMA_VERSION,
   ) {}
 
-  /**
-   * undefined when the schema is up to date, else what to do about it.
-   * Throws when the database cannot be queried.
-   */
-  async problem(): Promise<string | undefined> {
+  /** undefined when the schema is up to date, else what is wrong with it, within `timeoutMs`; never throws. */
+  async problem(timeoutMs: number): Promise<string | undefined> {
     if (this.upToDate) return undefined
-    const version = await schemaVersion(this.sql)
-    if (version >= this.required) {
-      this.upToDate = true
-      return undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, `the schema version could not be read within ${timeoutMs} ms`)
+    })
+    const read = schemaVersion(this.sql).then(
+      (version) => {
+        if (version >= this.required) {
+          this.upToDate = true
+          return undefined
+        }
+        return `schema version ${version}, this build needs ${this.required}: run \`bun run migrate\``
+      },
+      (error: unknown) => `the schema version could not be read: ${(error as Error).message}`,
+    )
+    try {
+      return await Promise.race([read, late])
+    } finally {
+      clearTimeout(timer)
     }
-    return `schema version ${version}, this build needs ${this.required}: run \`bun run migrate\``
   }
 }

@@ -14,6 +14,7 @@ import { createHttpHandler } from './http-handler.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
 import { boundAddress, listenOr } from '../net/listen.ts'
 import { SchemaReadiness } from './schema-readiness.ts'
+import { readinessOf } from './readiness.ts'
 
 export interface RunningApi {
   readonly url: string
@@ -91,7 +92,7 @@ export async function createApi(
   }))
   const cleanup = startCleanupJob({ sql: db.sql, config, logger })
   const url = `http://127.0.0.1:${server.port}`
-  await reportDatabaseState(context)
+  void reportDatabaseState(context)
   logger.info('api listening', { url, address: boundAddress(server), database: db.kind, 'metrics.enabled': config.metricsEnabled })
 
   return {
@@ -112,18 +113,17 @@ export async function createApi(
 /**
  * Says at startup what readiness would say later: a database that is not
  * reachable yet, or not migrated, is otherwise first noticed as failing
- * queries. The API still starts (the database may come up, or be migrated
- * by a job, after it) and readiness answers 503 until then.
+ * queries. Not awaited: the API starts anyway (the database may come up,
+ * or be migrated by a job, after it) and readiness answers 503 until then.
  */
 async function reportDatabaseState(context: ApiContext): Promise<void> {
-  const { db, logger, schema } = context
-  if (!(await db.ping(2000))) {
+  const { db, logger } = context
+  const state = await readinessOf(context, 2000)
+  if (state.ready || state.reason === 'shutting down') return
+  if (state.reason === 'database unreachable') {
     logger.warn('database not reachable yet: /health/ready answers 503 until it is', { database: db.kind })
-    return
-  }
-  const problem = await schema.problem().catch(() => undefined)
-  if (problem !== undefined) {
-    logger.error(`database schema not up to date (${problem}); /health/ready answers 503 until then`, { database: db.kind })
+  } else {
+    logger.error(`database not ready (${state.detail}); /health/ready answers 503 until then`, { database: db.kind })
   }
 }
 

@@ -14,8 +14,8 @@ export type ApiCallOutcome =
   | { readonly kind: 'ok'; readonly status: number; readonly text: string }
   /** A 4xx other than 429: not retried. */
   | { readonly kind: 'rejected'; readonly status: number; readonly text: string }
-  /** Every attempt failed, or the deadline left no room for another. */
-  | { readonly kind: 'failed'; readonly reason: string; readonly attempts: number }
+  /** Every attempt failed: the retries ran out, or the deadline left no room for another. */
+  | { readonly kind: 'failed'; readonly reason: string; readonly attempts: number; readonly endedBy: 'retries' | 'deadline' }
   /** The breaker refused the call (open, or half-open with its trial calls taken). */
   | { readonly kind: 'breaker-open' }
   /** The caller's signal aborted it (shutdown). */
@@ -96,7 +96,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       let lastReason = 'no attempt made'
       for (let retry = 0; ; retry++) {
         const remaining = policy.deadlineMs - (now() - started)
-        if (remaining <= 0) return { kind: 'failed', reason: `${lastReason} (deadline reached)`, attempts: retry }
+        if (remaining <= 0) return { kind: 'failed', reason: `${lastReason} (deadline reached)`, attempts: retry, endedBy: 'deadline' }
         const timeout = new AbortController()
         const timer = setTimeout(() => timeout.abort(new TimeoutReason(policy.deadlineMs)), remaining)
         const signal = call.signal ? AbortSignal.any([call.signal, timeout.signal]) : timeout.signal
@@ -117,7 +117,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           clearTimeout(timer)
         }
         const delay = nextRetryDelayMs(policy, retry + 1, now() - started, retryAfterMs)
-        if (delay === undefined) return { kind: 'failed', reason: lastReason, attempts: retry + 1 }
+        if (delay === undefined) {
+          const endedBy = retry + 1 > policy.maxRetries ? 'retries' : 'deadline'
+          return { kind: 'failed', reason: lastReason, attempts: retry + 1, endedBy }
+        }
         try {
           await sleep(delay, call.signal)
         } catch {

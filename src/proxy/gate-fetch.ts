@@ -32,7 +32,13 @@ export async function fetchGate(client: ApiClient, mode: ApiModeConfig, signal?:
       }
       throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `could not be fetched from ${mode.apiUrl} (HTTP ${outcome.status})`)
     case 'failed':
-      throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, `gave no answer to GET /gates/${mode.gateId} within SVC_APP_API_TIMEOUT (${outcome.attempts} attempts, the last: ${outcome.reason})`)
+      throw new ConfigError(
+        'SVC_APP_API_URL',
+        mode.apiUrl,
+        outcome.endedBy === 'deadline'
+          ? `gave no answer to GET /gates/${mode.gateId} within SVC_APP_API_TIMEOUT (${outcome.attempts} attempts, the last: ${outcome.reason})`
+          : `failed GET /gates/${mode.gateId} on every attempt (${outcome.attempts}, SVC_APP_MAX_RETRIES + 1; the last: ${outcome.reason})`,
+      )
     case 'breaker-open':
       throw new ConfigError('SVC_APP_API_URL', mode.apiUrl, 'is unavailable (circuit breaker open)')
     case 'aborted':

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { PROMETHEUS_CONTENT_TYPE } from '../../metrics/index.ts'
 import type { ApiContext } from '../api-context.ts'
+import { readinessBody, readinessOf } from '../readiness.ts'
 
 /** How long readiness waits for the database before saying 503. */
 const READY_QUERY_TIMEOUT_MS = 1000
@@ -12,18 +13,8 @@ export function healthRoutes(ctx: ApiContext) {
     .get(
       '/health/ready',
       async () => {
-        if (!ctx.lifecycle.accepting) return Response.json({ status: 'shutting down' }, { status: 503 })
-        if (!(await ctx.db.ping(READY_QUERY_TIMEOUT_MS))) {
-          return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
-        }
-        let schema: string | undefined
-        try {
-          schema = await ctx.schema.problem()
-        } catch {
-          return Response.json({ status: 'unavailable', database: 'unreachable' }, { status: 503 })
-        }
-        if (schema !== undefined) return Response.json({ status: 'unavailable', database: 'connected', schema }, { status: 503 })
-        return Response.json({ status: 'ok', database: 'connected' })
+        const state = await readinessOf(ctx, READY_QUERY_TIMEOUT_MS)
+        return Response.json(readinessBody(state), { status: state.ready ? 200 : 503 })
       },
       { detail: { hide: true } },
     )

@@ -7,6 +7,7 @@ import { createApi } from '../../../src/api/start-api.ts'
 import { loadApiConfig } from '../../../src/config/api-config.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { migrate } from '../../../src/store/migrator.ts'
+import { waitFor } from '../../support/upstreams.ts'
 
 describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
   let t: TestApi
@@ -133,7 +134,8 @@ describe.each(BACKENDS)('readiness follows the schema on %s', (backend) => {
     const config = loadApiConfig({ SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: TEST_API_KEY, SVC_APP_PORT: '0' })
     const api = await createApi(config, { logger, database: database.db, hostname: '127.0.0.1' })
     try {
-      expect(logs.some((line) => line.includes('database schema not up to date') && line.includes('run `bun run migrate`'))).toBe(true)
+      const said = await waitFor(() => logs.find((line) => line.includes('database not ready')), 5000, 'the startup line')
+      expect(said).toContain('schema version 0, this build needs 2: run `bun run migrate`')
       const before = await fetch(api.url + '/health/ready')
       expect(before.status).toBe(503)
       expect(((await before.json()) as { schema: string }).schema).toBe('schema version 0, this build needs 2: run `bun run migrate`')

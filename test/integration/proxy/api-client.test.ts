@@ -82,7 +82,7 @@ describe('API client', () => {
 
   test('gives up after SVC_APP_MAX_RETRIES retries', async () => {
     script = [500, 500, 500, 500, 500]
-    expect(await client().call(post)).toEqual({ kind: 'failed', reason: 'HTTP 500', attempts: 4 })
+    expect(await client().call(post)).toEqual({ kind: 'failed', reason: 'HTTP 500', attempts: 4, endedBy: 'retries' })
     expect(seen).toHaveLength(4)
     expect(sleeps).toEqual([1000, 2000, 4000])
   })
@@ -101,13 +101,13 @@ describe('API client', () => {
 
   test('stops when the next wait would pass the overall deadline', async () => {
     script = [500, 500, 500]
-    expect(await client(undefined, { deadlineMs: 2500 }).call(post)).toMatchObject({ kind: 'failed', attempts: 2 })
+    expect(await client(undefined, { deadlineMs: 2500 }).call(post)).toMatchObject({ kind: 'failed', attempts: 2, endedBy: 'deadline' })
     expect(sleeps).toEqual([1000])
   })
 
   test('retries a refused connection', async () => {
     const outcome = await client(undefined, {}, `http://127.0.0.1:${freePort()}`).call(post)
-    expect(outcome).toEqual({ kind: 'failed', reason: 'api: connection refused', attempts: 4 })
+    expect(outcome).toEqual({ kind: 'failed', reason: 'api: connection refused', attempts: 4, endedBy: 'retries' })
   })
 
   test('a caller’s abort ends the call', async () => {

@@ -219,8 +219,13 @@ describe('API mode startup', () => {
     try {
       const started = performance.now()
       const error = await startupError({ SVC_APP_API_TIMEOUT: '2s', SVC_APP_RETRY_DELAY: '100ms' })
-      expect(error.message).toStartWith(`SVC_APP_API_URL: "${front.url}" gave no answer to GET /gates/${gateId} within SVC_APP_API_TIMEOUT (4 attempts, the last: api: connection refused)`)
+      expect(error.message).toBe(
+        `SVC_APP_API_URL: "${front.url}" failed GET /gates/${gateId} on every attempt (4, SVC_APP_MAX_RETRIES + 1; the last: api: connection refused)`,
+      )
       expect(performance.now() - started).toBeLessThan(4000)
+      // Retries left but no time: the line names the timeout instead.
+      const late = await startupError({ SVC_APP_API_TIMEOUT: '500ms', SVC_APP_RETRY_DELAY: '200ms', SVC_APP_MAX_RETRIES: '20' })
+      expect(late.message).toStartWith(`SVC_APP_API_URL: "${front.url}" gave no answer to GET /gates/${gateId} within SVC_APP_API_TIMEOUT (`)
     } finally {
       front.setMode('pass')
     }
