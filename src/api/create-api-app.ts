@@ -1,6 +1,7 @@
 import { cors } from '@elysiajs/cors'
 import { Elysia } from 'elysia'
 import type { ApiContext } from './api-context.ts'
+import { CORS_EXPOSED_HEADERS, CORS_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS } from './cors-settings.ts'
 import { apiDocs } from './plugins/api-docs.ts'
 import { bearerAuth } from './plugins/auth.ts'
 import { problemHandler } from './plugins/problem-handler.ts'
@@ -11,10 +12,6 @@ import { configRoutes } from './routes/config-routes.ts'
 import { gateRoutes } from './routes/gate-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
-
-/** SPEC.md "CORS": exactly these methods and headers, a day of preflight cache. */
-const CORS_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']
-const CORS_HEADERS = ['Content-Type', 'Authorization']
 
 /**
  * The Elysia app: cross-cutting plugins first (problem handler, CORS, rate
@@ -30,8 +27,8 @@ export function createApiApp(ctx: ApiContext) {
         origin: [...ctx.config.corsOrigins],
         methods: CORS_METHODS,
         allowedHeaders: CORS_HEADERS,
-        exposeHeaders: ['X-Request-ID', 'Retry-After'],
-        maxAge: 86400,
+        exposeHeaders: CORS_EXPOSED_HEADERS,
+        maxAge: CORS_MAX_AGE_SECONDS,
         credentials: false,
       }),
     )

@@ -1,6 +1,7 @@
 import type { Server } from 'bun'
 import type { Logger } from '../log/index.ts'
 import { limitBody } from './body-limit.ts'
+import { CORS_EXPOSED_HEADERS } from './cors-settings.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { problemFromError } from './problem.ts'
 import { requestFacts, setRequestFacts } from './request-context.ts'
@@ -51,7 +52,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       const origin = request.headers.get('origin')
       if (origin !== null && corsOrigins.has(origin)) {
         response.headers.set('Access-Control-Allow-Origin', origin)
-        response.headers.set('Access-Control-Expose-Headers', 'X-Request-ID, Retry-After')
+        response.headers.set('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(', '))
         response.headers.set('Vary', 'Origin')
       }
     }

@@ -77,23 +77,30 @@ export async function createApi(
     corsOrigins: config.corsOrigins,
     observe: (method, status, route, seconds) => http.observe(method, status, seconds, route),
   })
-  const server = listenOr('SVC_APP_PORT', config.port, () => Bun.serve({
-    port: config.port,
-    hostname: options.hostname ?? '0.0.0.0',
-    reusePort: false,
-    fetch,
-    // Bun has one inactivity timeout (at most 255 s) for reading a request
-    // and for idle keep-alive connections; see README "Timeouts".
-    idleTimeout: Math.min(255, Math.ceil(config.idleTimeoutMs / 1000)),
-    // The limit is enforced in http-handler.ts so that it answers a 413
-    // problem; Bun's own cap would answer with an empty body.
-    maxRequestBodySize: 2 ** 40,
-    development: false,
-  }))
+  const server = listenOr('SVC_APP_PORT', config.port, () =>
+    Bun.serve({
+      port: config.port,
+      hostname: options.hostname ?? '0.0.0.0',
+      reusePort: false,
+      fetch,
+      // Bun has one inactivity timeout (at most 255 s) for reading a request
+      // and for idle keep-alive connections; see README "Timeouts".
+      idleTimeout: Math.min(255, Math.ceil(config.idleTimeoutMs / 1000)),
+      // The limit is enforced in http-handler.ts so that it answers a 413
+      // problem; Bun's own cap would answer with an empty body.
+      maxRequestBodySize: 2 ** 40,
+      development: false,
+    }),
+  )
   const cleanup = startCleanupJob({ sql: db.sql, config, logger })
   const url = `http://127.0.0.1:${server.port}`
   void reportDatabaseState(context)
-  logger.info('api listening', { url, address: boundAddress(server), database: db.kind, 'metrics.enabled': config.metricsEnabled })
+  logger.info('api listening', {
+    url,
+    address: boundAddress(server),
+    database: db.kind,
+    'metrics.enabled': config.metricsEnabled,
+  })
 
   return {
     url,

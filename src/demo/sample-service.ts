@@ -34,6 +34,7 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port,
+    reusePort: false,
     async fetch(request) {
       served++
       const url = new URL(request.url)

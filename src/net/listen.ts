@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config-error.ts'
 /**
  * Runs `listen` (a `Bun.serve` call); a port already in use becomes the one
  * startup line naming the variable that chose it (DESIGN.md "One entry,
- * one flag"). Every server passes `reusePort: false`: Bun turns
+ * one flag"). Its callers pass `reusePort: false` to Bun.serve: Bun turns
  * SO_REUSEPORT on when `development` is false, and two processes then
  * share the port silently, the kernel splitting connections between them.
  */

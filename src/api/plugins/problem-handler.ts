@@ -34,7 +34,7 @@ export function problemHandler(options: ProblemHandlerOptions) {
         'request.id': facts.requestId,
         'request.method': request.method,
         'request.path': path,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        error: errorForLog(code, error),
       })
     }
     const problem = problemFromError(known ?? error, path, facts.requestId)
@@ -89,4 +89,16 @@ function describeValidation(error: ValidationError): string[] {
 /** arktype says "nmae must be removed" of an unknown key; a client reads "unknown field" sooner. */
 function plainer(message: string): string {
   return message.replace(/^(.+) must be removed$/, 'unknown field $1 (only the documented fields are accepted)')
+}
+
+/**
+ * What the log keeps of an unexpected error. A response that failed its
+ * schema is named by its failures only: Elysia's message carries the whole
+ * response, megabytes of base64 bodies for getRequest.
+ */
+function errorForLog(code: unknown, error: unknown): string {
+  if (code === 'VALIDATION' && (error as ValidationError).type === 'response') {
+    return `the response failed its own schema: ${describeValidation(error as ValidationError).slice(0, 3).join('; ')}`
+  }
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
 }

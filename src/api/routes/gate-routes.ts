@@ -6,7 +6,6 @@ import { gateIdParams, problems } from '../schemas/common.ts'
 import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
 import { paginate } from '../pagination.ts'
 
-
 /** SPEC.md "Endpoints → Gates". */
 export function gateRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'gate-routes' })

@@ -14,7 +14,6 @@ import {
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
 
-
 /** SPEC.md "Endpoints → Requests". */
 export function requestRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'request-routes' })

@@ -36,7 +36,7 @@ describe('bun run api as a process', () => {
   })
 
   test('a port in use by another process exits 1 with one line, and nothing shares it', async () => {
-    // Another process, as a second `bun run api` would be: in one process Bun refuses anyway.
+    // Another process holding the port with SO_REUSEPORT, as a second `bun run api` did.
     const other = Bun.spawn(['bun', '-e', "const s = Bun.serve({ hostname: '0.0.0.0', port: 0, development: false, fetch: () => new Response('other') }); console.log(s.port)"], {
       stdout: 'pipe',
     })
