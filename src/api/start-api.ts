@@ -15,6 +15,7 @@ import { registerPoolMetrics } from './pool-metrics.ts'
 import { boundAddress, listenOr } from '../net/listen.ts'
 import { SchemaReadiness } from './schema-readiness.ts'
 import { readinessOf } from './readiness.ts'
+import { warnUnknownVariables } from '../config/known-variables.ts'
 
 export interface RunningApi {
   readonly url: string
@@ -138,6 +139,7 @@ async function reportDatabaseState(context: ApiContext): Promise<void> {
 export async function startApi(env: Environment): Promise<void> {
   const config = loadApiConfig(env)
   const api = await createApi(config)
+  warnUnknownVariables(env, api.context.logger)
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return

@@ -76,6 +76,8 @@ export interface ApiConfig extends LoggingConfig {
 }
 
 const ORDER = variableNames(apiFields)
+/** Every variable this component reads, for spotting misspelt ones (known-variables.ts). */
+export const API_VARIABLES: readonly string[] = ORDER
 
 /** Validates the API's variables and returns its frozen configuration. */
 export function loadApiConfig(env: Environment): ApiConfig {

@@ -17,6 +17,8 @@ const hubFields = {
 
 export const hubConfigSchema = type(hubFields)
 const ORDER = variableNames(hubFields)
+/** Every variable this component reads, for spotting misspelt ones (known-variables.ts). */
+export const HUB_VARIABLES: readonly string[] = ORDER
 
 export interface HubConfig extends LoggingConfig {
   readonly port: number

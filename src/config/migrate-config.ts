@@ -6,6 +6,8 @@ import { validateEnvironment, variableNames } from './validate-env.ts'
 
 const migrateFields = { SVC_APP_DATABASE_URL: databaseUrlField, ...commonFields } as const
 const ORDER = variableNames(migrateFields)
+/** Every variable this component reads, for spotting misspelt ones (known-variables.ts). */
+export const MIGRATE_VARIABLES: readonly string[] = ORDER
 
 export interface MigrateConfig extends LoggingConfig {
   readonly databaseUrl: string

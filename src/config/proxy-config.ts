@@ -137,6 +137,8 @@ export interface ProxyConfig extends LoggingConfig {
 }
 
 const ORDER = variableNames(proxyFields)
+/** Every variable this component reads, for spotting misspelt ones (known-variables.ts). */
+export const PROXY_VARIABLES: readonly string[] = ORDER
 
 /** Validates the proxy's variables and returns its frozen configuration. */
 export function loadProxyConfig(env: Environment): ProxyConfig {

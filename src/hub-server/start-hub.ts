@@ -4,6 +4,7 @@ import { createLogger } from '../log/index.ts'
 import { buildHub, DEFAULT_DIST_DIR, viteDefine } from './build-hub.ts'
 import { startHubServer } from './hub-server.ts'
 import { boundAddress } from '../net/listen.ts'
+import { warnUnknownVariables } from '../config/known-variables.ts'
 
 /**
  * `bun run hub [--rebuild]`: serves the built hub (building it first when
@@ -12,6 +13,7 @@ import { boundAddress } from '../net/listen.ts'
 export async function startHub(env: Environment, argv: readonly string[] = []): Promise<void> {
   const config = loadHubConfig(env)
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+  warnUnknownVariables(env, logger)
   const define = viteDefine(config.buildTime)
   if (argv.includes('--rebuild')) await buildHub({ outDir: DEFAULT_DIST_DIR, define })
   const hub = await startHubServer(

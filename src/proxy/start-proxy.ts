@@ -21,6 +21,7 @@ import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 import { createShadowHandler, type ShadowHandler } from './shadow-handler.ts'
 import type { ShadowSettings } from './shadow-settings.ts'
 import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts'
+import { warnUnknownVariables } from '../config/known-variables.ts'
 
 export interface RunningProxy {
   /** `http://127.0.0.1:<port>` of the proxied traffic. */
@@ -250,6 +251,7 @@ function clientAddressOf(address: string | undefined): string | undefined {
 export async function startProxy(env: Environment, _argv: string[]): Promise<void> {
   const config = loadProxyConfig(env)
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+  warnUnknownVariables(env, logger)
   let proxy: RunningProxy | undefined
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {

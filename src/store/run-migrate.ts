@@ -2,6 +2,7 @@ import type { Environment } from '../config/environment.ts'
 import { loadMigrateConfig } from '../config/migrate-config.ts'
 import { createLogger } from '../log/index.ts'
 import { runMigrations } from './migrator.ts'
+import { warnUnknownVariables } from '../config/known-variables.ts'
 
 /**
  * `bun run migrate`: applies the pending sql/ migrations and exits 0; any
@@ -11,6 +12,7 @@ import { runMigrations } from './migrator.ts'
 export async function runMigrate(env: Environment): Promise<void> {
   const config = loadMigrateConfig(env)
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+  warnUnknownVariables(env, logger)
   try {
     const applied = await runMigrations(config.databaseUrl, logger)
     logger.info('migrations done', { applied: applied.length })

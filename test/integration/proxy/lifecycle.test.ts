@@ -104,9 +104,15 @@ describe('graceful shutdown', () => {
   }, SPAWN_TIMEOUT_MS)
 
   test('SIGINT: exit 0', async () => {
-    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: shadow.url })
+    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_SAMPLNG_RATE: '0.5' })
     try {
       expect((await fetch(`${proxy.url}/json`)).status).toBe(200)
+      // A misspelt variable is said, with the name it most likely meant.
+      const records = proxy.lines.map((line) => JSON.parse(line) as Record<string, string>)
+      expect(records.find((r) => r.msg === 'unknown variable ignored')).toMatchObject({
+        variable: 'SVC_APP_SAMPLNG_RATE',
+        did_you_mean: 'SVC_APP_SAMPLING_RATE',
+      })
       proxy.process.kill('SIGINT')
       expect(await proxy.process.exited).toBe(0)
     } finally {
