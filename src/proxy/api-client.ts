@@ -6,7 +6,7 @@
  * the API answered, the request was wrong.
  */
 import { BreakerOpenError, type CircuitBreaker } from './circuit-breaker.ts'
-import { isRetryableStatus, nextRetryDelayMs, parseRetryAfter, type RetryPolicy } from './retry-policy.ts'
+import { isRetryableStatus, nextRetryDelayMs, parseRetryAfter, retriesExhausted, type RetryPolicy } from './retry-policy.ts'
 import type { UpstreamClient } from './upstream-pool.ts'
 import { TimeoutReason, toUpstreamError, UpstreamError } from './upstream-error.ts'
 
@@ -118,7 +118,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         const delay = nextRetryDelayMs(policy, retry + 1, now() - started, retryAfterMs)
         if (delay === undefined) {
-          const endedBy = retry + 1 > policy.maxRetries ? 'retries' : 'deadline'
+          const endedBy = retriesExhausted(policy, retry + 1) ? 'retries' : 'deadline'
           return { kind: 'failed', reason: lastReason, attempts: retry + 1, endedBy }
         }
         try {

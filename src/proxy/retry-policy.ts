@@ -42,6 +42,11 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   return Math.max(0, date - nowMs)
 }
 
+/** Whether retry number `retry` (1-based) is past SVC_APP_MAX_RETRIES. */
+export function retriesExhausted(policy: RetryPolicy, retry: number): boolean {
+  return retry > policy.maxRetries
+}
+
 /**
  * The wait before retry number `retry`, or undefined when no retry is left
  * or the wait would end past the deadline. A server's Retry-After, when
@@ -53,7 +58,7 @@ export function nextRetryDelayMs(
   elapsedMs: number,
   retryAfterMs: number | undefined,
 ): number | undefined {
-  if (retry > policy.maxRetries) return undefined
+  if (retriesExhausted(policy, retry)) return undefined
   const delay = retryAfterMs ?? backoffDelayMs(policy, retry)
   return elapsedMs + delay < policy.deadlineMs ? delay : undefined
 }
