@@ -1,5 +1,6 @@
 import type postgres from 'postgres'
 import { REQUIRED_SCHEMA_VERSION, schemaVersion } from '../store/schema-version.ts'
+import { within } from '../async/within.ts'
 
 /**
  * Whether the database's schema is the one this build needs: a database
@@ -18,10 +19,6 @@ export class SchemaReadiness {
   /** undefined when the schema is up to date, else what is wrong with it, within `timeoutMs`; never throws. */
   async problem(timeoutMs: number): Promise<string | undefined> {
     if (this.upToDate) return undefined
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const late = new Promise<string>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs, `the schema version could not be read within ${timeoutMs} ms`)
-    })
     const read = schemaVersion(this.sql).then(
       (version) => {
         if (version >= this.required) {
@@ -32,10 +29,6 @@ export class SchemaReadiness {
       },
       (error: unknown) => `the schema version could not be read: ${(error as Error).message}`,
     )
-    try {
-      return await Promise.race([read, late])
-    } finally {
-      clearTimeout(timer)
-    }
+    return within(read, timeoutMs, () => `the schema version could not be read within ${timeoutMs} ms`)
   }
 }

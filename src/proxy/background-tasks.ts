@@ -3,6 +3,7 @@
  * within a bound and then abort the rest (DESIGN.md "Proxy behaviour":
  * "background comparisons and reports get a bounded drain").
  */
+import { within } from '../async/within.ts'
 
 /** One background task: its abort controller, aborted on timeout or at the end of a drain. */
 export interface BackgroundTask {
@@ -90,14 +91,7 @@ export class BackgroundTasks {
    */
   async drain(timeoutMs: number): Promise<DrainResult> {
     const before = this._running.size
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timedOut = await Promise.race([
-      this.whenIdle().then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs)
-      }),
-    ])
-    clearTimeout(timer)
+    const timedOut = await within(this.whenIdle().then(() => false), timeoutMs, () => true)
     if (!timedOut) return { completed: before, aborted: 0 }
     const left = this._running.size
     const reason = new DrainAbortReason(timeoutMs)

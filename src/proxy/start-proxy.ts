@@ -22,6 +22,7 @@ import { createShadowHandler, type ShadowHandler } from './shadow-handler.ts'
 import type { ShadowSettings } from './shadow-settings.ts'
 import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts'
 import { warnUnknownVariables } from '../config/known-variables.ts'
+import { within } from '../async/within.ts'
 
 export interface RunningProxy {
   /** `http://127.0.0.1:<port>` of the proxied traffic. */
@@ -179,12 +180,7 @@ function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandle
 
 /** Lets in-flight requests finish (idle keep-alive connections are closed), then forces the rest. */
 async function stopServer(server: Bun.Server<undefined>, boundMs: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const bounded = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, boundMs)
-  })
-  await Promise.race([server.stop(false), bounded])
-  clearTimeout(timer)
+  await within(server.stop(false), boundMs, () => undefined)
   await server.stop(true)
 }
 

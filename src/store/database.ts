@@ -2,6 +2,7 @@ import postgres from 'postgres'
 import { parseDatabaseUrl } from './database-url.ts'
 import { startPgliteServer, type PgliteOptions, type PgliteServer } from './pglite-server.ts'
 import { createPoolObserver, type PoolStats } from './pool-observer.ts'
+import { within } from '../async/within.ts'
 
 export type { PoolStats } from './pool-observer.ts'
 
@@ -163,17 +164,13 @@ function keepMinimum(sql: postgres.Sql, min: number, idleTimeoutMs: number): { s
 
 async function ping(sql: postgres.Sql, timeoutMs: number): Promise<boolean> {
   const query = sql`SELECT 1`
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => {
+  return within(
+    query.then(() => true, () => false),
+    timeoutMs,
+    () => {
       // A queued query is dropped; a running one gets a CancelRequest.
       void Promise.resolve(query.cancel() as unknown).catch(() => {})
-      resolve(false)
-    }, timeoutMs)
-  })
-  try {
-    return await Promise.race([query.then(() => true, () => false), timedOut])
-  } finally {
-    clearTimeout(timer)
-  }
+      return false
+    },
+  )
 }
