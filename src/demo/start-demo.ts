@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { createApi } from '../api/start-api.ts'
 import { loadApiConfig } from '../config/api-config.ts'
 import { ConfigError } from '../config/config-error.ts'
+import { isAddressInUse } from '../net/listen.ts'
 import type { Environment } from '../config/environment.ts'
 import { loadProxyConfig } from '../config/proxy-config.ts'
 import { createLogger } from '../log/index.ts'
@@ -30,7 +31,7 @@ function ensurePortsFree(): void {
     try {
       Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } }).stop(true)
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EADDRINUSE') throw error
+      if (!isAddressInUse(error)) throw error
       throw new ConfigError('demo', undefined, `port ${port} (${name}) is already in use; is a demo already running? Stop it first`)
     }
   }

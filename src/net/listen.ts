@@ -11,11 +11,16 @@ export function listenOr<T>(variable: string, port: number, listen: () => T): T 
   try {
     return listen()
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+    if (isAddressInUse(error)) {
       throw new ConfigError(variable, String(port), 'is already in use by another process')
     }
     throw error
   }
+}
+
+/** Whether a listen failed because the port is taken. */
+export function isAddressInUse(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'EADDRINUSE'
 }
 
 /** `host:port` as bound, for the startup log beside the URL to open. */
