@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { once } from 'node:events'
-import { createServer, type AddressInfo } from 'node:net'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import {
   freePort,
   GZIP_BYTES,
@@ -43,6 +43,23 @@ afterAll(async () => {
   await stopPair()
 })
 
+/**
+ * Live and shadow as raw TCP servers on 127.0.0.1, each answering every
+ * chunk a client sends with `answer` (bytes fetch-based servers cannot send).
+ */
+async function rawUpstreamPair(answer: (socket: Socket) => void) {
+  const servers = [0, 1].map(() => createServer((socket) => socket.on('data', () => answer(socket))).listen(0, '127.0.0.1'))
+  await Promise.all(servers.map((server) => once(server, 'listening')))
+  const [liveUrl, shadowUrl] = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`) as [string, string]
+  return {
+    liveUrl,
+    shadowUrl,
+    close() {
+      for (const server of servers) server.close()
+    },
+  }
+}
+
 describe('the client gets live’s response untouched', () => {
   test('keeps a gzip body compressed, byte for byte, with its Content-Encoding', async () => {
     const response = await fetch(`${proxy.url}/gzip`, { decompress: false } as RequestInit)
@@ -72,17 +89,11 @@ describe('the client gets live’s response untouched', () => {
 
   test('streams a small body of announced length that trickles in, and still compares it', async () => {
     // Content-Length 10: "hello" with the headers, "world" 400 ms later; the same on both sides.
-    const trickling = [0, 1].map(() =>
-      createServer((socket) => {
-        socket.on('data', () => {
-          socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello')
-          setTimeout(() => socket.write('world'), 400)
-        })
-      }).listen(0, '127.0.0.1'),
-    )
-    await Promise.all(trickling.map((server) => once(server, 'listening')))
-    const [liveUrl, shadowUrl] = trickling.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
-    const own = await startTestProxy(standaloneEnv(liveUrl!, shadowUrl!))
+    const trickling = await rawUpstreamPair((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nhello')
+      setTimeout(() => socket.write('world'), 400)
+    })
+    const own = await startTestProxy(standaloneEnv(trickling.liveUrl, trickling.shadowUrl))
     try {
       const started = performance.now()
       const { text, firstChunk, firstAt } = await readTimed(await fetch(`${own.url}/`), started)
@@ -94,7 +105,7 @@ describe('the client gets live’s response untouched', () => {
       expect(await own.metric('svc_responses_compared_total', { result: 'match' })).toBe(1)
     } finally {
       await own.stop()
-      for (const server of trickling) server.close()
+      trickling.close()
     }
   })
 
@@ -141,17 +152,11 @@ describe('headers', () => {
   test('a Connection option that is no field name harms nothing, either way', async () => {
     // Live names `bad token` in Connection on every response; with two
     // connections per host, a slot not given back would soon turn into 504s.
-    const raws = [0, 1].map(() =>
-      createServer((socket) => {
-        socket.on('data', () => {
-          socket.write('HTTP/1.1 200 OK\r\nConnection: keep-alive, bad token\r\nX-End: kept\r\nContent-Length: 2\r\n\r\nok')
-        })
-      }).listen(0, '127.0.0.1'),
-    )
-    await Promise.all(raws.map((server) => once(server, 'listening')))
-    const [liveUrl, shadowUrl] = raws.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const raws = await rawUpstreamPair((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nConnection: keep-alive, bad token\r\nX-End: kept\r\nContent-Length: 2\r\n\r\nok')
+    })
     const own = await startTestProxy(
-      standaloneEnv(liveUrl!, shadowUrl!, { SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '2', SVC_APP_LIVE_TIMEOUT: '1s' }),
+      standaloneEnv(raws.liveUrl, raws.shadowUrl, { SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '2', SVC_APP_LIVE_TIMEOUT: '1s' }),
     )
     try {
       for (let i = 0; i < 5; i++) {
@@ -162,7 +167,7 @@ describe('headers', () => {
       }
     } finally {
       await own.stop()
-      for (const server of raws) server.close()
+      raws.close()
     }
   })
 
