@@ -1,8 +1,10 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer, type Server, type Socket } from 'node:net'
 import { PGlite } from '@electric-sql/pglite'
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+import { fatalError, FrontendReader, TERMINATE } from './pg-wire.ts'
+import { PgliteSession } from './pglite-session.ts'
 
 /** Socket directories of servers not stopped yet, removed should the process exit first. */
 const liveSocketDirs = new Set<string>()
@@ -33,12 +35,12 @@ export interface PgliteOptions {
 
 /**
  * Starts PGlite in this process (in memory when `dataDir` is undefined,
- * otherwise persisted there) and serves it with @electric-sql/pglite-socket
- * on a Unix socket inside a fresh directory only this user can enter
- * (mkdtemp, mode 0700), so no TCP port is ever opened and no other user can
- * connect. PGlite runs one query at a time; the socket server queues
- * queries from up to `maxConnections` clients and keeps a transaction's
- * statements together.
+ * otherwise persisted there) and serves it on a Unix socket inside a fresh
+ * directory only this user can enter (mkdtemp, mode 0700), so no TCP port
+ * is ever opened and no other user can connect. PGlite has one backend
+ * session; PgliteSession gives it to one connection at a time, for a whole
+ * exchange or transaction. At most `maxConnections` clients at once; more
+ * are refused as PostgreSQL refuses them (SQLSTATE 53300).
  */
 export async function startPgliteServer(
   dataDir: string | undefined,
@@ -49,13 +51,23 @@ export async function startPgliteServer(
   const socketDir = mkdtempSync(join(tmpdir(), 'svc-pglite-'))
   chmodSync(socketDir, 0o700)
   liveSocketDirs.add(socketDir)
-  const server = new PGLiteSocketServer({
-    db,
-    path: join(socketDir, `.s.PGSQL.${PGLITE_SOCKET_PORT}`),
-    maxConnections,
+  const session = new PgliteSession(db)
+  /** Every open socket, refused ones included, for stop(). */
+  const sockets = new Set<Socket>()
+  let served = 0
+  const server = createServer((socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+    if (served >= maxConnections) {
+      refuse(socket, fatalError('53300', 'sorry, too many clients already'))
+      return
+    }
+    served++
+    socket.once('close', () => served--)
+    serveConnection(socket, session)
   })
   try {
-    await server.start()
+    await listen(server, join(socketDir, `.s.PGSQL.${PGLITE_SOCKET_PORT}`))
   } catch (error) {
     await db.close()
     rmSync(socketDir, { recursive: true, force: true })
@@ -70,7 +82,9 @@ export async function startPgliteServer(
     stop: () =>
       (stopped ??= (async () => {
         try {
-          await server.stop()
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+          for (const socket of sockets) socket.destroy()
+          await closed
           await db.close()
         } finally {
           rmSync(socketDir, { recursive: true, force: true })
@@ -78,4 +92,56 @@ export async function startPgliteServer(
         }
       })()),
   }
+}
+
+function listen(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(path, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+/** Sends a last error and closes, whether or not the client ever closes its side. */
+function refuse(socket: Socket, error: Uint8Array): void {
+  socket.end(error, () => socket.destroy())
+}
+
+/** One client: its bytes cut into messages for the session, the answers written back. */
+function serveConnection(socket: Socket, session: PgliteSession): void {
+  const reader = new FrontendReader()
+  const connection = session.open({
+    // PGlite hands out views of its memory: Buffer.from copies.
+    write: (bytes) => void (socket.writable && socket.write(Buffer.from(bytes))),
+    fail: () => socket.destroy(),
+  })
+  socket.on('data', (piece: Buffer) => {
+    for (const message of reader.push(piece)) {
+      switch (message.kind) {
+        case 'encryption-request':
+          socket.write('N')
+          break
+        case 'cancel-request':
+          // Not supported: PGlite runs one message to its end, uninterruptibly.
+          socket.destroy()
+          return
+        case 'invalid':
+          refuse(socket, fatalError('08P01', `invalid frontend message: ${message.reason}`))
+          return
+        case 'startup':
+          connection.submit(message.bytes)
+          break
+        case 'message':
+          if (message.type === TERMINATE) {
+            socket.end()
+            return
+          }
+          connection.submit(message.bytes)
+      }
+    }
+  })
+  socket.on('error', () => {}) // 'close' follows
+  socket.once('close', () => connection.close())
 }

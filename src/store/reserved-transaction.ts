@@ -7,11 +7,8 @@ import type postgres from 'postgres'
  * their advisory lock, so they work even with a pool of one.
  *
  * BEGIN, COMMIT and ROLLBACK go as simple-protocol queries (one message
- * each), as postgres.js's own begin() does. Over pglite-socket this
- * matters: its queue hands PGlite's single session to one connection only
- * once a transaction block is open, so a BEGIN split into Parse/Bind/
- * Execute/Sync could interleave with another connection's messages
- * (observed: "portal does not exist" errors).
+ * and one round trip each, nothing prepared), as postgres.js's own begin()
+ * does.
  */
 export async function inTransaction<T>(conn: postgres.ReservedSql, fn: () => Promise<T>): Promise<T> {
   await conn.unsafe('BEGIN')
