@@ -2,6 +2,7 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { dirname, join } from 'node:path'
 import { NotFoundError } from '../../errors/app-error.ts'
+import { refineApiDescription } from '../openapi-refinements.ts'
 
 /** Swagger UI's own files, from the pinned swagger-ui-dist package. */
 const SWAGGER_DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
@@ -16,7 +17,8 @@ const ASSETS = new Map([
  * /swagger/swagger/json. (Its options type leaves `url` out, though the
  * plugin passes it on: hence a spread rather than a literal.)
  */
-const ABSOLUTE_SPEC_URL = { url: '/swagger/json' }
+const SPEC_PATH = '/swagger/json'
+const ABSOLUTE_SPEC_URL = { url: SPEC_PATH }
 
 /**
  * The OpenAPI 1.0.0 description, generated from the arktype schemas that
@@ -40,10 +42,11 @@ export function apiDocs() {
       },
       { detail: { hide: true } },
     )
+    .onAfterHandle(({ path, response }) => (path === SPEC_PATH ? refineApiDescription(response) : undefined))
     .use(
       openapi({
         path: '/swagger',
-        specPath: '/swagger/json',
+        specPath: SPEC_PATH,
         provider: 'swagger-ui',
         exclude: { paths: [/^\/swagger/] },
         documentation: {

@@ -1,0 +1,56 @@
+/**
+ * What @elysiajs/openapi cannot tell from the route schemas, added to the
+ * description it generates: error bodies are RFC 7807 problems served as
+ * `application/problem+json` (it labels every schema `application/json`),
+ * each error status says what it means (it writes "Response for status
+ * 400"), and deleteGate's 204 has no body (it documents only statuses with
+ * a schema). Idempotent: the plugin caches the document it returns.
+ */
+
+const PROBLEM = 'application/problem+json'
+
+const ERROR_MEANINGS: Readonly<Record<string, string>> = {
+  '400': 'Invalid input: a problem naming the field',
+  '401': 'Missing or wrong API key',
+  '404': 'No such resource',
+  '409': 'Conflicts with an existing resource',
+  '413': 'Request body above the limit',
+  '429': 'Rate limited: see Retry-After',
+  '500': 'Internal error: the problem carries the request id',
+  '503': 'Not ready',
+}
+
+interface ResponseObject {
+  description?: string
+  content?: Record<string, unknown>
+}
+
+interface Operation {
+  operationId?: string
+  responses?: Record<string, ResponseObject>
+}
+
+interface Description {
+  paths?: Record<string, Record<string, Operation>>
+}
+
+export function refineApiDescription<T>(document: T): T {
+  const paths = (document as Description).paths ?? {}
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const responses = operation.responses
+      if (!responses) continue
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) continue
+        const meaning = ERROR_MEANINGS[status]
+        if (meaning && response.description?.startsWith('Response for status')) response.description = meaning
+        const json = response.content?.['application/json']
+        if (json !== undefined) response.content = { [PROBLEM]: json }
+      }
+      if (operation.operationId === 'deleteGate' && !responses['204']) {
+        operation.responses = { '204': { description: 'Deleted, with every request captured for it; no body' }, ...responses }
+      }
+    }
+  }
+  return document
+}
