@@ -1,4 +1,5 @@
 import { type, type Type } from 'arktype'
+import { withoutPassword } from '../net/base-url.ts'
 import { ConfigError } from './config-error.ts'
 import type { Environment } from './environment.ts'
 
@@ -34,8 +35,7 @@ function rank(order: readonly string[], key: PropertyKey | undefined): number {
 
 /** Hides the password of a connection string, which may appear in an error line. */
 export function maskValue(variable: string, value: string): string {
-  if (!variable.endsWith('_URL')) return value
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@')
+  return variable.endsWith('_URL') ? withoutPassword(value) : value
 }
 
 /** The variables of a component's field table, in table order (`'X?'` is `X`), for error ordering. */

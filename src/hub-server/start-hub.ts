@@ -3,6 +3,7 @@ import { loadHubConfig } from '../config/hub-config.ts'
 import { createLogger } from '../log/index.ts'
 import { buildHub, DEFAULT_DIST_DIR, viteDefine } from './build-hub.ts'
 import { startHubServer } from './hub-server.ts'
+import { withoutPassword } from '../net/base-url.ts'
 import { boundAddress } from '../net/listen.ts'
 import { warnUnknownVariables } from '../config/known-variables.ts'
 
@@ -20,7 +21,7 @@ export async function startHub(env: Environment, argv: readonly string[] = []): 
     { port: config.port, apiBaseUrl: config.apiBaseUrl, apiKey: config.apiKey, distDir: DEFAULT_DIST_DIR, define },
     logger,
   )
-  logger.info('hub listening', { url: hub.url, address: boundAddress(hub.server), 'api.base_url': config.apiBaseUrl, 'api.key': config.apiKey ? 'configured' : 'asked in the page' })
+  logger.info('hub listening', { url: hub.url, address: boundAddress(hub.server), 'api.base_url': withoutPassword(config.apiBaseUrl), 'api.key': config.apiKey ? 'configured' : 'asked in the page' })
   const shutdown = async () => {
     await hub.stop()
     logger.info('hub stopped')

@@ -19,6 +19,7 @@ import { createLogger, type Logger } from '../log/index.ts'
 import { Registry } from '../metrics/index.ts'
 import { plainAddress } from '../proxy/forward-headers.ts'
 import { problemResponse } from '../errors/problem.ts'
+import { withoutPassword } from '../net/base-url.ts'
 import { pathOf } from '../net/request-target.ts'
 import { createShadowHandler } from '../proxy/shadow-handler.ts'
 import { gatePlugin, type ClientAddressSource, type SvcGatePlugin } from './gate-plugin.ts'
@@ -141,8 +142,8 @@ export function svcGate(
   logger.info('svc_gate ready', {
     prefix: mount.prefix || '/',
     strip_prefix: mount.stripPrefix,
-    live: settings.liveUrl,
-    shadow: settings.shadowUrl,
+    live: withoutPassword(settings.liveUrl),
+    shadow: withoutPassword(settings.shadowUrl),
     sampling_rate: settings.samplingRate,
   })
   return {

@@ -13,5 +13,14 @@ export function isBaseUrl(text: string): boolean {
   }
 }
 
+/**
+ * The URL with the password of its userinfo, if any, as `***`: for log
+ * records and error lines, which outlive the process and reach people who
+ * need the upstream's address but not its credentials.
+ */
+export function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@')
+}
+
 /** The rule of isBaseUrl, for error messages ("must be ..."). */
 export const BASE_URL_RULE = 'an http:// or https:// URL without a query or fragment'

@@ -4,6 +4,7 @@
  * API mode, with a graceful shutdown on SIGTERM/SIGINT.
  */
 import { ConfigError } from '../config/config-error.ts'
+import { withoutPassword } from '../net/base-url.ts'
 import { listenOr } from '../net/listen.ts'
 import type { Environment } from '../config/environment.ts'
 import { loadProxyConfig, type ApiModeConfig, type ProxyConfig } from '../config/proxy-config.ts'
@@ -124,8 +125,8 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
     url: `http://${hostname}:${port}`,
     admin: `http://${hostname}:${admin.port}`,
     mode: config.mode.kind,
-    live: wiring.settings.liveUrl,
-    shadow: wiring.settings.shadowUrl,
+    live: withoutPassword(wiring.settings.liveUrl),
+    shadow: withoutPassword(wiring.settings.shadowUrl),
     gate: wiring.settings.gate || undefined,
     sampling_rate: wiring.settings.samplingRate,
   })
@@ -208,7 +209,7 @@ async function apiModeWiring(config: ProxyConfig, mode: ApiModeConfig, deps: Api
     policy: { maxRetries: mode.maxRetries, initialDelayMs: mode.retryDelayMs, deadlineMs: mode.apiTimeoutMs },
     breaker,
   })
-  logger.info('fetching gate', { api: mode.apiUrl, gate: mode.gateId })
+  logger.info('fetching gate', { api: withoutPassword(mode.apiUrl), gate: mode.gateId })
   const gate = await fetchGate(client, mode)
   let redaction: Redaction
   try {
@@ -219,7 +220,7 @@ async function apiModeWiring(config: ProxyConfig, mode: ApiModeConfig, deps: Api
     }
     throw error
   }
-  logger.info('gate fetched', { gate: gate.id, name: gate.name, live: gate.liveUrl, shadow: gate.shadowUrl })
+  logger.info('gate fetched', { gate: gate.id, name: gate.name, live: withoutPassword(gate.liveUrl), shadow: withoutPassword(gate.shadowUrl) })
   const settings: ShadowSettings = {
     ...config.shadow,
     liveUrl: gate.liveUrl,

@@ -104,11 +104,15 @@ describe('graceful shutdown', () => {
   }, SPAWN_TIMEOUT_MS)
 
   test('SIGINT: exit 0', async () => {
-    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_SAMPLNG_RATE: '0.5' })
+    const liveWithCredentials = live.url.replace('http://', 'http://deploy:live-secret@')
+    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: liveWithCredentials, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_SAMPLNG_RATE: '0.5' })
     try {
       expect((await fetch(`${proxy.url}/json`)).status).toBe(200)
-      // A misspelt variable is said, with the name it most likely meant.
       const records = proxy.lines.map((line) => JSON.parse(line) as Record<string, string>)
+      // The upstream's address is logged, its password is not.
+      expect(records.find((r) => r.msg === 'proxy listening')!.live).toBe(live.url.replace('http://', 'http://deploy:***@'))
+      expect(proxy.lines.join('\n')).not.toContain('live-secret')
+      // A misspelt variable is said, with the name it most likely meant.
       expect(records.find((r) => r.msg === 'unknown variable ignored')).toMatchObject({
         variable: 'SVC_APP_SAMPLNG_RATE',
         did_you_mean: 'SVC_APP_SAMPLING_RATE',
