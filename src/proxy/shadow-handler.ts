@@ -138,12 +138,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           onUnexpected: logUnexpected,
         })
 
-  function skip(reason: SkipReason, method: string, path: string): void {
+  /** Log records name the path only: a query string may carry a token. */
+  function skip(reason: SkipReason, method: string, target: string): void {
     skips.inc(reason)
     if (reason === 'callbacks_full') {
       warnings.warn('comparison dropped: too many background comparisons', {
         'request.method': method,
-        'request.path': path,
+        'request.path': splitTarget(target).path,
         max_concurrent_callbacks: settings.maxConcurrentCallbacks,
       })
     }
@@ -197,7 +198,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         // The client went away mid-upload: nothing to forward or compare.
         callbacks.release()
         skip('report_failed', method, target)
-        logger.debug('request body could not be read', { 'request.method': method, 'request.path': target, error })
+        logger.debug('request body could not be read', { 'request.method': method, 'request.path': splitTarget(target).path, error })
         return problemResponse({
           type: '/errors/bad-request',
           title: 'Bad request',
@@ -303,7 +304,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     } catch (error) {
       outcome = { kind: 'skipped', reason: 'report_failed' }
       if (!(signal.reason instanceof DrainAbortReason)) {
-        warnings.warn('comparison abandoned', { 'request.path': pending.target, error })
+        warnings.warn('comparison abandoned', { 'request.path': splitTarget(pending.target).path, error })
       }
     } finally {
       clearTimeout(timer)

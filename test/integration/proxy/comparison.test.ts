@@ -207,7 +207,7 @@ describe('the callbacks bound', () => {
       })
       const statuses: number[] = []
       for (let i = 0; i < 6; i++) {
-        const response = await fetch(`${proxy.url}/json`)
+        const response = await fetch(`${proxy.url}/json?access_token=SECRET${i}`)
         statuses.push(response.status)
         await response.text()
       }
@@ -220,6 +220,9 @@ describe('the callbacks bound', () => {
       const warnings = proxy.records().filter((r) => r.msg.startsWith('comparison dropped'))
       expect(warnings).toHaveLength(1)
       expect(warnings[0]!.level).toBe('WARN')
+      // The path, not the query string, which may carry a token.
+      expect(warnings[0]!['request.path']).toBe('/json')
+      expect(JSON.stringify(proxy.records())).not.toContain('SECRET')
     }))
 })
 
