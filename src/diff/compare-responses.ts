@@ -8,6 +8,8 @@ import type { CapturedResponse } from './capture.ts'
 import { comparisonOf, type Comparison } from './comparison.ts'
 import { compareDocuments } from './compare-documents.ts'
 import { comparedHeaders } from './headers.ts'
+import { stringifyJson } from './json-text.ts'
+import { REDACTED } from './redaction.ts'
 import { MessageBody, NOT_JSON } from './message-body.ts'
 import type { PatchOp } from './patch-op.ts'
 import { SKIPPED } from './path-filter.ts'
@@ -84,11 +86,15 @@ export function compareCaptured(
           shadowDoc.body = shadowJson
         } else if (liveBody.text() === undefined || shadowBody.text() === undefined) {
           // Binary (or undecodable) content: bytes decide, the op shows lossy text.
-          bodyOp = { op: 'replace', path: '/body', value: lossyText(shadowBytes) }
+          bodyOp = {
+            op: 'replace',
+            path: '/body',
+            value: shadowBody.text() === undefined ? lossyText(shadowBytes) : shownText(shadowBody, shadowJson, compiled),
+          }
         } else {
           // Text: a differing text is one replace at /body.
-          liveDoc.body = liveBody.comparisonText()
-          shadowDoc.body = shadowBody.comparisonText()
+          liveDoc.body = shownText(liveBody, liveJson, compiled)
+          shadowDoc.body = shownText(shadowBody, shadowJson, compiled)
         }
       }
     }
@@ -96,6 +102,21 @@ export function compareCaptured(
   const ops = compareDocuments(liveDoc, shadowDoc, compiled.diff)
   if (bodyOp !== undefined) ops.push(bodyOp)
   return comparisonOf(ops)
+}
+
+/**
+ * A body compared as text, because the two are not both JSON, as the diff
+ * may show it. When body fields are redacted, a JSON side is its redacted
+ * JSON and one too deeply nested to parse is `[REDACTED]`, as processCapture
+ * stores them: their own text would carry the very fields redaction keeps
+ * out of the database and the log, and a whole-text comparison cannot leave
+ * them out as the JSON comparison does.
+ */
+function shownText(body: MessageBody, json: unknown, compiled: CompiledCaptureOptions): string {
+  const redaction = compiled.redaction
+  if (!redaction.redactsBody) return body.comparisonText()
+  if (json !== NOT_JSON) return stringifyJson(redaction.json(json).value)
+  return body.tooDeep ? REDACTED : body.comparisonText()
 }
 
 /** Status 0 marks a failed upstream; its body is the error text (DESIGN.md "Diff semantics"). */

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import zlib from 'node:zlib'
 import {
   compileCaptureOptions,
+  compareResponses,
   DEFAULT_DIFF_CONFIG,
   processCapture,
   REDACTED,
@@ -117,6 +118,11 @@ describe('processCapture: storage', () => {
     const out = processCapture(input, options(['body.**.password']))
     expect(decode(out.live.body)).toBe(REDACTED)
     expect(processCapture(input, options()).live.body).toBe(input.live.body)
+    // Compared as text with a plain side, the patch shows it as stored, not as sent.
+    input.shadow = { status: 200, headers: { 'Content-Type': ['application/json'] }, body: encode(deep) }
+    input.live = { status: 200, headers: { 'Content-Type': ['text/plain'] }, body: encode('plain') }
+    const compared = processCapture(input, options(['body.**.password'])).comparison
+    expect(compared).toMatchObject({ kind: 'diff', ops: [expect.anything(), { op: 'replace', path: '/body', value: REDACTED }] })
   })
 
   test('a large non-JSON body full of brackets is stored as it is', () => {
@@ -218,9 +224,16 @@ describe('processCapture: redacted values never appear anywhere in the output (f
       return { body, fields }
     })
 
-  test('in stored headers, stored bodies and the patch', () => {
+  /** A side that is not JSON makes the other one be compared, and shown, as text. */
+  const form = fc.constantFrom('json', 'json', 'text', 'binary')
+  const notJson = (kind: string) =>
+    kind === 'text'
+      ? { headers: { 'Content-Type': ['text/plain'] }, body: encode('upstream error') }
+      : { headers: { 'Content-Type': ['application/octet-stream'] }, body: new Uint8Array([0xff, 0xfe, 0x00, 0x9f]) }
+
+  test('in stored headers, stored bodies and the patch; for the standalone comparison too', () => {
     fc.assert(
-      fc.property(planted, planted, fc.boolean(), (live, shadow, gzip) => {
+      fc.property(planted, planted, fc.boolean(), form, form, (live, shadow, gzip, liveForm, shadowForm) => {
         const liveText = JSON.stringify(live.body)
         const input: CaptureInput = {
           request: {
@@ -245,16 +258,17 @@ describe('processCapture: redacted values never appear anywhere in the output (f
             body: encode(JSON.stringify(shadow.body)),
           },
         }
-        const out = processCapture(
-          input,
-          options([...live.fields, ...shadow.fields, 'headers.X-Custom']),
-        )
+        if (liveForm !== 'json') input.live = { status: 200, ...notJson(liveForm) }
+        if (shadowForm !== 'json') input.shadow = { status: 200, ...notJson(shadowForm) }
+        const captureOptions = options([...live.fields, ...shadow.fields, 'headers.X-Custom'])
+        const out = processCapture(input, captureOptions)
         const stored = [
           JSON.stringify([
             out.request.headers,
             out.live.headers,
             out.shadow.headers,
             out.comparison,
+            compareResponses(input.live, input.shadow, captureOptions),
           ]),
           decode(out.request.body),
           decode(out.live.body),
