@@ -138,7 +138,10 @@ export function svcGate(
     }))
 
   let plugin: SvcGatePlugin | undefined
-  const route: GateRouteHandler = (request, server) => forward(request, server)
+  // Bun.serve matches `routes` on the path as sent, but the Request it
+  // hands over has its dot segments resolved: /api/%2e%2e/admin arrives as
+  // /admin. The prefix is checked again on what would be forwarded.
+  const route: GateRouteHandler = (request, server) => fetch(request, server)
   logger.info('svc_gate ready', {
     prefix: mount.prefix || '/',
     strip_prefix: mount.stripPrefix,

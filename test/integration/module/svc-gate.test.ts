@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
+import { connect } from 'node:net'
 import { createHttpServerMetrics, Registry } from '../../../src/metrics/index.ts'
 import {
   ModuleConfigError,
@@ -26,6 +27,22 @@ const options = (extra: Partial<SvcGateOptions> = {}): SvcGateOptions => ({
   shadow: shadow.url,
   ...extra,
 })
+
+/**
+ * The status of a request sent byte for byte: fetch would resolve the dot
+ * segments of `target` before sending it.
+ */
+async function rawStatus(url: string, target: string): Promise<number> {
+  const { hostname, port } = new URL(url)
+  const socket = connect({ host: hostname, port: Number(port) })
+  const chunks: Buffer[] = []
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+  socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`)
+  await Promise.race([closed, Bun.sleep(5000)])
+  socket.destroy()
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(Buffer.concat(chunks).toString())?.[1] ?? 0)
+}
 
 /** Waits until no comparison runs and the count of compared requests is `n`. */
 const comparedAre = (gate: { inFlight: number; metricsText(): string }, n: number) =>
@@ -67,6 +84,29 @@ for (const kind of HOST_KINDS) {
       } finally {
         await host.stop()
         await gate.close()
+      }
+    })
+
+    test('dot segments do not lead out of the prefix: nothing outside it reaches live or shadow', async () => {
+      for (const stripPrefix of [false, true]) {
+        const gate = svcGate(options(), { prefix: '/api', stripPrefix, logger: quiet() })
+        const host = startHost(kind, gate)
+        try {
+          for (const target of ['/api/../admin', '/api/%2e%2e/admin', '/api/%2E%2E/orders', '/api/./../health']) {
+            expect([404, 200, 405]).toContain(await rawStatus(host.url, target))
+          }
+          expect(live.requests).toHaveLength(0)
+          expect(shadow.requests).toHaveLength(0)
+          // Within the prefix, dot segments are resolved as usual.
+          expect(await rawStatus(host.url, '/api/x/../items')).toBe(200)
+          expect(live.requests.map((r) => r.target)).toEqual([stripPrefix ? '/items' : '/api/items'])
+          await comparedAre(gate, 1)
+          live.reset()
+          shadow.reset()
+        } finally {
+          await host.stop()
+          await gate.close()
+        }
       }
     })
 
