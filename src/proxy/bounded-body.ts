@@ -105,6 +105,19 @@ export async function readResponseBody(response: Response, maxBytes: number): Pr
   }
 }
 
+/**
+ * Lets the comparison that wanted a copy of live's body give it up: once it
+ * is abandoned (the shadow timeout, the drain), the body streams on to the
+ * client and nothing more of it is kept. Otherwise a large download would
+ * stay in memory to its end for a comparison that no longer waits for it.
+ */
+export interface CopyControl {
+  /** Set when the copy is given up; a pass-through started later keeps none. */
+  dropped: boolean
+  /** Set by the pass-through keeping the copy: drops what it holds. */
+  drop?: () => void
+}
+
 /** How a pass-through ended, for the copy kept (`capture`) or a slot to free. */
 export type StreamEnd =
   | { readonly kind: 'complete'; readonly bytes: Uint8Array }
@@ -119,15 +132,22 @@ export type StreamEnd =
  * forwarding goes on. `onEnd` is called exactly once: when the body is
  * done, fails (upstream reset), or the client goes away. A tee() would not
  * do: a branch that stops reading makes tee() queue the rest in memory.
+ * `copy.drop()` gives the copy up (it ends as `too-large`).
  */
 export function passThrough(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
   onEnd: (end: StreamEnd) => void,
+  copy?: CopyControl,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   const keep = maxBytes >= 0
-  let chunks: Uint8Array[] | undefined = keep ? [] : undefined
+  let chunks: Uint8Array[] | undefined = keep && copy?.dropped !== true ? [] : undefined
+  if (copy !== undefined) {
+    copy.drop = () => {
+      chunks = undefined
+    }
+  }
   let total = 0
   let ended = false
   const finish = (end: StreamEnd) => {

@@ -8,7 +8,7 @@
  * takes, like a download should; Bun's idle timeout still closes a
  * connection on which nothing moves.
  */
-import { contentLength, exceeds, passThrough, type StreamEnd } from './bounded-body.ts'
+import { contentLength, exceeds, passThrough, type CopyControl, type StreamEnd } from './bounded-body.ts'
 import { clientResponseHeaders } from './forward-headers.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
@@ -41,9 +41,10 @@ export interface LiveForwarder {
   ): Promise<LiveResult>
   /**
    * The client's response. With `onEnd`, a copy of the body (up to the
-   * bound) is kept and handed over when the body is through.
+   * bound) is kept and handed over when the body is through, unless `copy`
+   * is given up first.
    */
-  respond(result: LiveResult, onEnd?: (end: StreamEnd) => void): Response
+  respond(result: LiveResult, onEnd?: (end: StreamEnd) => void, copy?: CopyControl): Response
 }
 
 /**
@@ -79,7 +80,7 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
     respond,
   }
 
-  function respond(result: LiveResult, onEnd?: (end: StreamEnd) => void): Response {
+  function respond(result: LiveResult, onEnd?: (end: StreamEnd) => void, copy?: CopyControl): Response {
     if (!result.ok) return problemResponse(liveFailureProblem(result.error))
     const { response, done } = result.exchange
     const announced = contentLength(response.headers)
@@ -113,7 +114,7 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
       const tooLarge = (end: StreamEnd) => finish(end.kind === 'complete' ? { kind: 'too-large' } : end)
       return passOn(response, passThrough(body, -1, tooLarge))
     }
-    return passOn(response, passThrough(body, maxBodyBytes, finish))
+    return passOn(response, passThrough(body, maxBodyBytes, finish, copy))
   }
 }
 

@@ -16,7 +16,7 @@
 import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
-import { contentLength, readRequestBody } from './bounded-body.ts'
+import { contentLength, readRequestBody, type CopyControl } from './bounded-body.ts'
 import {
   failedExchange,
   headerMapOf,
@@ -221,6 +221,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       settleLive = resolve
     })
     inFlight.inc()
+    const copy: CopyControl = { dropped: false }
     // Started first, so the shadow request leaves in the same tick as live's.
     tasks.run(
       (task) =>
@@ -235,8 +236,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           settleLive,
         }),
       logUnexpected,
-      // A client that reads live's body slowly (or never) must not hold the slot past the bound.
-      (reason) => settleLive({ kind: 'abandoned', reason }),
+      // A client that reads live's body slowly (or never) must not hold the
+      // slot past the bound, nor the copy of a body nobody will compare.
+      (reason) => {
+        copy.dropped = true
+        copy.drop?.()
+        settleLive({ kind: 'abandoned', reason })
+      },
     )
     const sendStarted = performance.now()
     const result: LiveResult = await live.send(method, target, headers, body === null ? null : bytes)
@@ -250,8 +256,10 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     const { status, headers: liveHeaders } = result.exchange.response
     // Read before the client's response is sent: Bun then drops Content-Length from these headers.
     const headerMap = headerMapOf(liveHeaders)
-    return live.respond(result, (end) =>
-      settleLive({ kind: 'response', status, headers: headerMap, end, latencyMs: performance.now() - sendStarted }),
+    return live.respond(
+      result,
+      (end) => settleLive({ kind: 'response', status, headers: headerMap, end, latencyMs: performance.now() - sendStarted }),
+      copy,
     )
   }
 

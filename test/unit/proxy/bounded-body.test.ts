@@ -6,6 +6,7 @@ import {
   passThrough,
   readRequestBody,
   readResponseBody,
+  type CopyControl,
   type StreamEnd,
 } from '../../../src/proxy/bounded-body.ts'
 
@@ -113,6 +114,30 @@ describe('passThrough', () => {
     const { text, end } = await run(['abc'], -1)
     expect(text).toBe('abc')
     expect(end?.kind === 'complete' && end.bytes.byteLength).toBe(0)
+  })
+
+  test('a copy given up midway keeps nothing more; the forwarding goes on', async () => {
+    let end: StreamEnd | undefined
+    const copy: CopyControl = { dropped: false }
+    let pulls = 0
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++
+        if (pulls === 2) copy.drop?.() // the comparison was abandoned after the first chunk
+        if (pulls <= 3) controller.enqueue(bytes(`chunk${pulls}`))
+        else controller.close()
+      },
+    })
+    const text = await textOf(passThrough(source, 0, (e) => (end = e), copy))
+    expect(text).toBe('chunk1chunk2chunk3')
+    expect(end).toEqual({ kind: 'too-large' })
+  })
+
+  test('a copy given up before the body starts is never kept', async () => {
+    let end: StreamEnd | undefined
+    const text = await textOf(passThrough(streamOf(['ab', 'cd']), 0, (e) => (end = e), { dropped: true }))
+    expect(text).toBe('abcd')
+    expect(end).toEqual({ kind: 'too-large' })
   })
 
   test('an upstream failure ends the stream in error and is reported once', async () => {
