@@ -29,9 +29,11 @@ export async function ingestCapture(ctx: ApiContext, gateId: string, body: Creat
     options,
   )
   const submitted = body.diff ? options.redaction.patchOps(body.diff.content as PatchOp[]) : undefined
-  const comparison: Comparison = submitted
-    ? submitted.length > 0 ? { kind: 'diff', ops: submitted } : { kind: 'match' }
-    : processed.comparison
+  // A failed side is an error whatever a submitted diff says (DESIGN.md "Diff semantics").
+  const comparison: Comparison =
+    submitted === undefined || processed.comparison.kind === 'error'
+      ? processed.comparison
+      : submitted.length > 0 ? { kind: 'diff', ops: submitted } : { kind: 'match' }
   const ops = comparison.kind === 'diff' ? comparison.ops : []
 
   const { summary, created } = await ctx.requests.insert(gateId, {

@@ -77,6 +77,8 @@ export function gateRoutes(ctx: ApiContext) {
       async ({ params }) => {
         const deleted = await ctx.gates.delete(params.gate_id)
         ctx.gateSettings.invalidate(params.gate_id)
+        // Gates that come and go (one per CI run, say) must not grow /metrics for ever.
+        ctx.comparisons.removeGate(params.gate_id)
         if (!deleted) throw new NotFoundError(`no gate with id ${params.gate_id}`)
         return new Response(null, { status: 204 })
       },

@@ -15,8 +15,15 @@ export const problem = type({
   'instance?': 'string',
 })
 
-export const gateIdParams = type({ gate_id: 'string.uuid' })
-export const requestIdParams = type({ gate_id: 'string.uuid', request_id: 'string.uuid' })
+/**
+ * A UUID in a path, lower-cased: PostgreSQL reads either case as the same
+ * id, and so must everything keyed by the text (the `gate` metric label,
+ * the gate settings cache), or one gate would count under 2^n spellings.
+ */
+const pathUuid = type('string.uuid').pipe((id) => id.toLowerCase())
+
+export const gateIdParams = type({ gate_id: pathUuid })
+export const requestIdParams = type({ gate_id: pathUuid, request_id: pathUuid })
 
 export const config = type({ retention: 'string' })
 

@@ -55,6 +55,15 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
     expect(Number(sampleOf(compared, { gate, result: 'match' })?.value)).toBe(1)
     expect(Number(histogramSeries(text, 'svc_diff_operations', { gate }).count)).toBe(1)
 
+    // One gate, one set of series, however its id is spelt in the path.
+    await t.call('POST', `/gates/${gate.toUpperCase()}/requests`, captureBody({ live: { a: 1 } }))
+    const again = familyOf(await scrape(), 'svc_responses_compared_total')
+    expect(Number(sampleOf(again, { gate, result: 'match' })?.value)).toBe(2)
+    expect(again.metrics.some((m) => m.labels?.gate === gate.toUpperCase())).toBe(false)
+    // A deleted gate's series go with it.
+    expect((await t.call('DELETE', `/gates/${gate}`)).status).toBe(204)
+    expect(familyOf(await scrape(), 'svc_responses_compared_total').metrics.some((m) => m.labels?.gate === gate)).toBe(false)
+
     const pool = familyOf(text, 'db_client_connection_count')
     expect(pool.metrics.length).toBeGreaterThan(0)
     expect(pool.metrics.every((m) => (m.labels?.db_name ?? '') !== '')).toBe(true)

@@ -78,6 +78,15 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     expect((await detail(data.id)).diff.content).toEqual(ops)
   })
 
+  test('a failed shadow is an error whatever a submitted diff says', async () => {
+    const body = captureBody({ diff: [] }) as { shadow_response: { status_code: number; body: string } }
+    body.shadow_response.status_code = 0
+    body.shadow_response.body = Buffer.from('shadow: connection refused').toString('base64')
+    const { data } = (await (await post(body)).json()) as { data: Summary }
+    expect(data.has_diff).toBe(true)
+    expect((await detail(data.id)).diff.content).toEqual([])
+  })
+
   test('a submitted diff is redacted too: no secret is stored through it', async () => {
     const gate = ((await (await t.call('POST', '/gates', { name: 'diff-secrets', live_url: 'http://l:5', shadow_url: 'http://s:5' })).json()) as { data: { id: string } }).data.id
     await t.call('PATCH', `/gates/${gate}`, { redacted_fields: ['body.**.password'] })
