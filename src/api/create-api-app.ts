@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { ApiContext } from './api-context.ts'
 import { CORS_EXPOSED_HEADERS, CORS_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS } from './cors-settings.ts'
 import { apiDocs } from './plugins/api-docs.ts'
-import { bearerAuth } from './plugins/auth.ts'
+import { apiBearerCheck, bearerAuth } from './plugins/auth.ts'
 import { problemHandler } from './plugins/problem-handler.ts'
 import { rateLimit } from './plugins/rate-limit.ts'
 import { requestFacts } from './request-context.ts'
@@ -35,7 +35,7 @@ export function createApiApp(ctx: ApiContext) {
   }
   const built = app
     .use(rateLimit({ perMinute: ctx.config.rateLimitPerMinute, trustedProxies: ctx.config.trustedProxies }))
-    .use(bearerAuth({ apiKey: ctx.config.apiKey, allowPreflight: ctx.config.corsOrigins.length > 0 }))
+    .use(bearerAuth(apiBearerCheck(ctx.config)))
     .onTransform({ as: 'global' }, ({ request, route }) => {
       const facts = requestFacts(request)
       facts.route = route

@@ -13,6 +13,12 @@ export interface HttpHandlerOptions {
   readonly handle: (request: Request) => Promise<Response>
   readonly logger: Logger
   readonly maxBodyBytes: number
+  /**
+   * The app's authentication: a request it will refuse is handed over with
+   * its body unread, so that a client without the key cannot make the API
+   * buffer a chunked body of up to maxBodyBytes before its 401.
+   */
+  readonly authorized?: (request: Request) => 'pass' | string
   readonly hstsMaxAgeSeconds: number | undefined
   /**
    * SVC_APP_CORS_ORIGINS, for the responses made here rather than by the
@@ -40,7 +46,8 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     let response: Response
     let handled = request
     try {
-      handled = await limitBody(request, options.maxBodyBytes)
+      const refused = options.authorized !== undefined && options.authorized(request) !== 'pass'
+      handled = refused ? request : await limitBody(request, options.maxBodyBytes)
       setRequestFacts(handled, { requestId, peerAddress })
       response = await options.handle(handled)
     } catch (error) {

@@ -11,6 +11,7 @@ import { startCleanupJob } from './cleanup-job.ts'
 import { createApiApp } from './create-api-app.ts'
 import { GateSettingsCache } from './gate-settings-cache.ts'
 import { createHttpHandler } from './http-handler.ts'
+import { apiBearerCheck } from './plugins/auth.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
 import { boundAddress, listenOr } from '../net/listen.ts'
 import { SchemaReadiness } from './schema-readiness.ts'
@@ -74,6 +75,7 @@ export async function createApi(
     handle: (request) => app.handle(request),
     logger,
     maxBodyBytes: config.maxBodyBytes,
+    authorized: apiBearerCheck(config),
     hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
     corsOrigins: config.corsOrigins,
     observe: (method, status, route, seconds) => http.observe(method, status, seconds, route),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { connect } from 'node:net'
 import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
 import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
@@ -104,6 +105,24 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
       expect(chunked.status).toBe(413)
     } finally {
       await small.stop()
+    }
+  })
+
+  test('a request without the key is refused before its body is read', async () => {
+    // A chunked body that never ends: its 401 must not wait for it.
+    const { hostname, port } = new URL(t.url)
+    const socket = connect({ host: hostname, port: Number(port) })
+    const received: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => received.push(chunk))
+    socket.on('error', () => {})
+    socket.write(`POST /gates HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    socket.write(`8000\r\n${'x'.repeat(0x8000)}\r\n`)
+    try {
+      const deadline = Date.now() + 3000
+      while (!Buffer.concat(received).includes('\r\n\r\n') && Date.now() < deadline) await Bun.sleep(10)
+      expect(Buffer.concat(received).toString()).toStartWith('HTTP/1.1 401')
+    } finally {
+      socket.destroy()
     }
   })
 
