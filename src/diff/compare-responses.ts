@@ -10,6 +10,7 @@ import { compareDocuments } from './compare-documents.ts'
 import { comparedHeaders } from './headers.ts'
 import { stringifyJson } from './json-text.ts'
 import { REDACTED } from './redaction.ts'
+import { unparsedBodyView } from './unparsed-body.ts'
 import { MessageBody, NOT_JSON } from './message-body.ts'
 import type { PatchOp } from './patch-op.ts'
 import { SKIPPED } from './path-filter.ts'
@@ -89,7 +90,7 @@ export function compareCaptured(
           bodyOp = {
             op: 'replace',
             path: '/body',
-            value: shadowBody.text() === undefined ? lossyText(shadowBytes) : shownText(shadowBody, shadowJson, compiled),
+            value: shownText(shadowBody, shadowJson, compiled),
           }
         } else {
           // Text: a differing text is one replace at /body.
@@ -107,16 +108,18 @@ export function compareCaptured(
 /**
  * A body compared as text, because the two are not both JSON, as the diff
  * may show it. When body fields are redacted, a JSON side is its redacted
- * JSON and one too deeply nested to parse is `[REDACTED]`, as processCapture
- * stores them: their own text would carry the very fields redaction keeps
- * out of the database and the log, and a whole-text comparison cannot leave
- * them out as the JSON comparison does.
+ * JSON, and a side that did not parse is what processCapture stores of it
+ * (unparsed-body.ts): their own text would carry the very fields redaction
+ * keeps out of the database and the log, and a whole-text comparison
+ * cannot leave them out as the JSON comparison does.
  */
 function shownText(body: MessageBody, json: unknown, compiled: CompiledCaptureOptions): string {
   const redaction = compiled.redaction
   if (!redaction.redactsBody) return body.comparisonText()
   if (json !== NOT_JSON) return stringifyJson(redaction.json(json).value)
-  return body.tooDeep ? REDACTED : body.comparisonText()
+  const view = unparsedBodyView(body, redaction)
+  if (view.kind === 'redacted') return REDACTED
+  return view.kind === 'json' ? stringifyJson(view.value) : body.comparisonText()
 }
 
 /** Status 0 marks a failed upstream; its body is the error text (DESIGN.md "Diff semantics"). */

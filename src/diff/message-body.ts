@@ -27,6 +27,7 @@ export class MessageBody {
   private _text: string | null | undefined
   private _json: unknown = UNREAD
   private _tooDeep: boolean | undefined
+  private _lenientJson: unknown = UNREAD
 
   /**
    * @param forRedaction the body may have to be redacted: decode it up to
@@ -114,6 +115,42 @@ export class MessageBody {
       }
     }
     return this._tooDeep
+  }
+
+  /** Decoding stopped at the hard cap: the body was never read whole. */
+  get decodeTooLarge(): boolean {
+    this.decoded()
+    return this._decodeTooLarge
+  }
+
+  /**
+   * For redaction only, when json() is NOT_JSON: the body read as JSON
+   * leniently (its bytes as decoded, else as received, as UTF-8 with
+   * replacement characters), or NOT_JSON. A body meant as JSON keeps no
+   * secret for one stray byte, a wrong charset label or an unknown
+   * Content-Encoding. Parsed once, and never when nested too deeply.
+   */
+  lenientJson(): unknown {
+    if (this._lenientJson === UNREAD) {
+      this._lenientJson = NOT_JSON
+      const text = this.looksLikeJson() ? lossyText(this.decoded() ?? this.raw) : ''
+      if (text !== '' && !textNestsDeeperThan(text, MAX_COMPARE_DEPTH)) {
+        try {
+          this._lenientJson = JSON.parse(text)
+        } catch {
+          // Malformed: looksLikeJson() says what to make of it.
+        }
+      }
+    }
+    return this._lenientJson
+  }
+
+  /** Whether the body (decoded, else as received) starts as a JSON object or array does. */
+  looksLikeJson(): boolean {
+    const bytes = this.decoded() ?? this.raw
+    let at = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+    while (at < bytes.length && (bytes[at] === 0x20 || bytes[at] === 0x09 || bytes[at] === 0x0a || bytes[at] === 0x0d)) at++
+    return bytes[at] === 0x7b || bytes[at] === 0x5b // { [
   }
 
   /** Replaces the parsed value (after redaction replaced the whole body). */

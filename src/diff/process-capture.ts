@@ -10,6 +10,7 @@ import { stringifyJson } from './json-text.ts'
 import { MessageBody, NOT_JSON } from './message-body.ts'
 import { setOwn } from './own-property.ts'
 import { REDACTED, type Redaction } from './redaction.ts'
+import { unparsedBodyView } from './unparsed-body.ts'
 
 export interface CaptureInput {
   request: CapturedRequest
@@ -99,13 +100,14 @@ function redactMessage<T extends { headers: HeaderMap; body: Uint8Array }>(
   const parsed = body.json()
   if (parsed === NOT_JSON) {
     // Non-JSON bodies are stored as they are (DESIGN.md "Redaction"),
-    // unless the whole body is a redacted field, or it is JSON too deep to
-    // parse safely: its fields cannot be redacted one by one, so none of it
-    // is stored (fail closed: secrets never survive).
-    if (!redaction.redactsWholeBody && !body.tooDeep) {
-      return headers === message.headers ? message : { ...message, headers }
+    // unless they are JSON after all or cannot be told from it (fail
+    // closed: secrets never survive; unparsed-body.ts).
+    const view = unparsedBodyView(body, redaction)
+    if (view.kind === 'redacted') return { ...message, headers: rewrittenHeaders(headers), body: REDACTED_BYTES }
+    if (view.kind === 'json' && view.changed) {
+      return { ...message, headers: rewrittenHeaders(headers), body: encoder.encode(stringifyJson(view.value)) }
     }
-    return { ...message, headers: rewrittenHeaders(headers), body: REDACTED_BYTES }
+    return headers === message.headers ? message : { ...message, headers }
   }
   const { value, changed } = redaction.json(parsed)
   if (!changed) return headers === message.headers ? message : { ...message, headers }

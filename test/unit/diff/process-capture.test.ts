@@ -125,6 +125,28 @@ describe('processCapture: storage', () => {
     expect(compared).toMatchObject({ kind: 'diff', ops: [expect.anything(), { op: 'replace', path: '/body', value: REDACTED }] })
   })
 
+  test('a body meant as JSON that does not parse strictly keeps no secret when body fields are redacted', () => {
+    const input = capture({}, {})
+    // A stray Latin-1 byte: read leniently, redacted, stored as UTF-8 JSON.
+    input.live.body = new Uint8Array([...encode('{"password":"p","name":"Ren'), 0xe9, ...encode('"}')])
+    // Not JSON, yet shaped like it: its fields cannot be told apart.
+    input.shadow.body = encode('{"password":"p"} and then some')
+    const out = processCapture(input, options(['body.password']))
+    expect(JSON.parse(decode(out.live.body))).toEqual({ password: REDACTED, name: 'Ren\ufffd' })
+    expect(decode(out.shadow.body)).toBe(REDACTED)
+    // Without body redaction, both are stored exactly as received.
+    const plain = processCapture(input, options())
+    expect(plain.live.body).toBe(input.live.body)
+    expect(plain.shadow.body).toBe(input.shadow.body)
+  })
+
+  test('text that does not start like JSON is stored as it is, body fields redacted or not', () => {
+    const input = capture({}, {})
+    input.live.headers = { 'Content-Type': ['text/html'] }
+    input.live.body = encode('<p>password: not a field</p>')
+    expect(processCapture(input, options(['body.password'])).live.body).toBe(input.live.body)
+  })
+
   test('a large non-JSON body full of brackets is stored as it is', () => {
     const input = capture({}, {})
     input.live.body = encode('log: ' + '['.repeat(100_000))
@@ -224,12 +246,30 @@ describe('processCapture: redacted values never appear anywhere in the output (f
       return { body, fields }
     })
 
-  /** A side that is not JSON makes the other one be compared, and shown, as text. */
-  const form = fc.constantFrom('json', 'json', 'text', 'binary')
-  const notJson = (kind: string) =>
-    kind === 'text'
-      ? { headers: { 'Content-Type': ['text/plain'] }, body: encode('upstream error') }
-      : { headers: { 'Content-Type': ['application/octet-stream'] }, body: new Uint8Array([0xff, 0xfe, 0x00, 0x9f]) }
+  /**
+   * A side that is not JSON makes the other one be compared, and shown, as
+   * text; a side meant as JSON that does not parse strictly (a stray
+   * Latin-1 byte, a Content-Encoding nobody knows, trailing garbage) keeps
+   * its secrets no more than a JSON one.
+   */
+  const form = fc.constantFrom('json', 'json', 'text', 'binary', 'latin1', 'unknown-coding', 'trailing-garbage')
+  const otherForm = (kind: string, body: Json) => {
+    const text = JSON.stringify(body)
+    switch (kind) {
+      case 'text':
+        return { headers: { 'Content-Type': ['text/plain'] }, body: encode('upstream error') }
+      case 'binary':
+        return { headers: { 'Content-Type': ['application/octet-stream'] }, body: new Uint8Array([0xff, 0xfe, 0x00, 0x9f]) }
+      case 'latin1': {
+        const bytes = encode(text.replace(/^\{/, '{"caf\u00e9":1,').replace('{"caf\u00e9":1,}', '{"caf\u00e9":1}'))
+        return { headers: { 'Content-Type': ['application/json'] }, body: bytes.map((b) => (b === 0xc3 ? 0x20 : b === 0xa9 ? 0xe9 : b)) }
+      }
+      case 'unknown-coding':
+        return { headers: { 'Content-Type': ['application/json'], 'Content-Encoding': ['x-custom'] }, body: encode(text) }
+      default:
+        return { headers: { 'Content-Type': ['application/json'] }, body: encode(`${text} trailing`) }
+    }
+  }
 
   test('in stored headers, stored bodies and the patch; for the standalone comparison too', () => {
     fc.assert(
@@ -258,8 +298,8 @@ describe('processCapture: redacted values never appear anywhere in the output (f
             body: encode(JSON.stringify(shadow.body)),
           },
         }
-        if (liveForm !== 'json') input.live = { status: 200, ...notJson(liveForm) }
-        if (shadowForm !== 'json') input.shadow = { status: 200, ...notJson(shadowForm) }
+        if (liveForm !== 'json') input.live = { status: 200, ...otherForm(liveForm, live.body) }
+        if (shadowForm !== 'json') input.shadow = { status: 200, ...otherForm(shadowForm, shadow.body) }
         const captureOptions = options([...live.fields, ...shadow.fields, 'headers.X-Custom'])
         const out = processCapture(input, captureOptions)
         const stored = [
