@@ -1,3 +1,4 @@
+import { globMatches } from '../text/glob.ts'
 import type { FieldPath, PathSegment } from './field-path.ts'
 
 /**
@@ -48,7 +49,7 @@ export class FieldMatcher {
           next.push(position + 1)
           break
         case 'glob':
-          if ((caseless ? segment.caseless : segment.exact).test(key)) next.push(position + 1)
+          if (caseless ? globMatches(segment.caseless, lower) : globMatches(segment.exact, key)) next.push(position + 1)
           break
         case 'globstar':
           next.push(position)

@@ -12,11 +12,14 @@
  *   match case-insensitively (SPEC.md "Field redaction" rule 5).
  */
 
+import { globTokens, type GlobToken } from '../text/glob.ts'
+
 export type PathSegment =
   | { readonly kind: 'literal'; readonly text: string; readonly lower: string }
   | { readonly kind: 'any' }
   | { readonly kind: 'globstar' }
-  | { readonly kind: 'glob'; readonly exact: RegExp; readonly caseless: RegExp }
+  /** Matched with globMatches (src/text/glob.ts), never a RegExp: keys are what clients send. */
+  | { readonly kind: 'glob'; readonly exact: readonly GlobToken[]; readonly caseless: readonly GlobToken[] }
 
 export interface FieldPath {
   readonly source: string
@@ -107,17 +110,11 @@ function toSegment({ text, wild, escaped }: RawSegment): PathSegment {
   if (wild.length === 0) return { kind: 'literal', text, lower: text.toLowerCase() }
   if (text === '**' && wild.length === 2) return GLOBSTAR
   if (text === '*') return ANY
-  let pattern = ''
-  let at = 0
-  for (const position of wild) {
-    pattern += escapeRegExp(text.slice(at, position)) + (text[position] === '*' ? '[^]*' : '.')
-    at = position + 1
-  }
-  pattern += escapeRegExp(text.slice(at))
+  const exact = globTokens(text, new Set(wild))
   return {
     kind: 'glob',
-    exact: new RegExp(`^${pattern}$`, 'su'),
-    caseless: new RegExp(`^${pattern}$`, 'isu'),
+    exact,
+    caseless: exact.map((token) => (typeof token === 'string' ? token.toLowerCase() : token)),
   }
 }
 
@@ -125,6 +122,3 @@ function isRoot(text: string): text is FieldPathRoot {
   return (FIELD_PATH_ROOTS as readonly string[]).includes(text)
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
-}

@@ -2,12 +2,14 @@
  * Path patterns of the shadow rules (SPEC.md "Shadow matching rules",
  * wildcard table). A pattern is compiled once, at startup, into the cheapest
  * test that implements its row of the table: plain string comparisons for
- * the four anchored forms, one RegExp for the segment form.
+ * the four anchored forms, a glob walk for the segment form.
  *
  * Matching is case-insensitive: the pattern is lower-cased here, and the
  * caller passes a lower-cased request path (see `shadow-rules.ts`, which
  * lower-cases the path once per request, not once per rule).
  */
+
+import { globMatches, globTokens } from '../text/glob.ts'
 
 /** The rows of the SPEC's wildcard table, plus a pattern without any `*`. */
 export const PATH_PATTERN_KINDS = [
@@ -121,16 +123,14 @@ function compileTest(kind: PathPatternKind, pattern: string): (path: string) => 
     case 'segment': {
       // Each `*` stands for any run of characters inside one segment, `/`
       // excluded ("does not cross `/`"), the run possibly empty as in
-      // shell globs and Go's path.Match.
-      const body = pattern.split('*').map(escapeRegExp).join('[^/]*')
-      const regExp = new RegExp(`^${body}$`)
-      return (path) => regExp.test(path)
+      // shell globs and Go's path.Match. Not a RegExp: several `*` in one
+      // segment would backtrack polynomially on a long path (glob.ts).
+      const stars = new Set<number>()
+      for (let at = pattern.indexOf('*'); at !== -1; at = pattern.indexOf('*', at + 1)) stars.add(at)
+      const tokens = globTokens(pattern, stars)
+      return (path) => globMatches(tokens, path, '/')
     }
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /**

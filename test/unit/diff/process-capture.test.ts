@@ -253,7 +253,7 @@ describe('processCapture: redacted values never appear anywhere in the output (f
    * its secrets no more than a JSON one.
    */
   const form = fc.constantFrom('json', 'json', 'text', 'binary', 'latin1', 'unknown-coding', 'trailing-garbage')
-  const otherForm = (kind: string, body: Json) => {
+  const otherForm = (kind: string, body: Json): { headers: HeaderMap; body: Uint8Array } => {
     const text = JSON.stringify(body)
     switch (kind) {
       case 'text':
