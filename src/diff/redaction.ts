@@ -15,6 +15,9 @@ export const DEFAULT_REDACTED_FIELDS = [
   'headers.Cookie',
   'headers.Set-Cookie',
   'headers.X-Api-Key',
+  // Not in SPEC.md's four: a credential all the same. Our proxy drops it
+  // (hop-by-hop), but any client may submit captures.
+  'headers.Proxy-Authorization',
 ] as const
 
 /**

@@ -131,7 +131,7 @@ export class DiffConfigForm extends LitElement {
         </label>
         <span id="sort_arrays-hint" class="hint">Element order then never counts as a difference.</span>
       </div>
-      ${this._list('redacted_fields', 'Redacted fields', g.redacted_fields, html`Stored as <code>[REDACTED]</code>. Authorization, Cookie, Set-Cookie and X-Api-Key headers are always redacted.`)}
+      ${this._list('redacted_fields', 'Redacted fields', g.redacted_fields, html`Stored as <code>[REDACTED]</code>. Authorization, Cookie, Set-Cookie, X-Api-Key and Proxy-Authorization headers are always redacted.`)}
       <div class="field">
         <label for="retention">Retention</label>
         <input

@@ -2,12 +2,13 @@ import { describe, expect, test } from 'bun:test'
 import { compileRedaction, DEFAULT_REDACTED_FIELDS, REDACTED } from '../../../src/diff/index.ts'
 
 describe('redaction of headers (SPEC.md "Field redaction")', () => {
-  test('the four default headers are always redacted, every value, whatever the case', () => {
+  test('the default headers, SPEC.md four and Proxy-Authorization, are always redacted, every value, whatever the case', () => {
     const headers = {
       authorization: ['Bearer secret'],
       COOKIE: ['a=1', 'b=2'],
       'Set-Cookie': ['s=1'],
       'x-api-key': ['k'],
+      'proxy-authorization': ['Basic cGE6c2VjcmV0'],
       'Content-Type': ['application/json'],
     }
     expect(compileRedaction().headers(headers)).toEqual({
@@ -15,6 +16,7 @@ describe('redaction of headers (SPEC.md "Field redaction")', () => {
       COOKIE: [REDACTED, REDACTED],
       'Set-Cookie': [REDACTED],
       'x-api-key': [REDACTED],
+      'proxy-authorization': [REDACTED],
       'Content-Type': ['application/json'],
     })
     expect(headers.authorization).toEqual(['Bearer secret'])
