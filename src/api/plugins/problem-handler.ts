@@ -55,8 +55,11 @@ function toAppError(code: unknown, error: unknown, method: string, path: string,
       // client's: unknown here, so it is logged and answered 500.
       if ((error as ValidationError).type === 'response') return undefined
       return validationToAppError(error as ValidationError)
-    case 'PARSE':
-      return new InvalidBodyError('the request body is not valid JSON')
+    case 'PARSE': {
+      // Elysia wraps what a parser throws: ours (json-body.ts) says why.
+      const cause = (error as Error).cause
+      return cause instanceof AppError ? cause : new InvalidBodyError('the request body is not valid JSON')
+    }
     case 'NOT_FOUND': {
       const allowed = routes.methodsFor(path)
       if (allowed.length > 0 && !allowed.includes(method)) {

@@ -5,6 +5,7 @@ import type { ApiContext } from '../api-context.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
 import { paginate } from '../pagination.ts'
+import { parseJsonBody } from '../json-body.ts'
 
 /** SPEC.md "Endpoints → Gates". */
 export function gateRoutes(ctx: ApiContext) {
@@ -28,7 +29,7 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: await ctx.gates.create(body) }
       },
       {
-        parse: 'json',
+        parse: parseJsonBody,
         body: createGateBody,
         response: { 201: gateEnvelope, ...problems(400, 401, 409, 429, 500) },
         detail: { operationId: 'createGate', summary: 'Create a gate (a live/shadow URL pair)', tags: ['Gates'] },
@@ -61,7 +62,7 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: updated }
       },
       {
-        parse: 'json',
+        parse: parseJsonBody,
         params: gateIdParams,
         body: updateGateBody,
         response: { 200: gateEnvelope, ...problems(400, 401, 404, 409, 429, 500) },

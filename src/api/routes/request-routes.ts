@@ -13,6 +13,7 @@ import {
   requestListEnvelope,
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
+import { parseJsonBody } from '../json-body.ts'
 
 /** SPEC.md "Endpoints → Requests". */
 export function requestRoutes(ctx: ApiContext) {
@@ -48,7 +49,7 @@ export function requestRoutes(ctx: ApiContext) {
         return { data: summary }
       },
       {
-        parse: 'json',
+        parse: parseJsonBody,
         params: gateIdParams,
         body: createRequestBody,
         response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 429, 500) },

@@ -108,6 +108,17 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
     }
   })
 
+  test('a body nested too deeply is a 400 problem, refused before it is parsed', async () => {
+    const deep = `{"name":"n","live_url":"http://a","shadow_url":"http://b","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}`
+    const res = await t.call('POST', '/gates', deep)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: '/errors/invalid-request-body', status: 400, detail: expect.stringContaining('nests deeper than') })
+    // Malformed JSON is still said as such.
+    const broken = await t.call('POST', '/gates', '{"name":')
+    expect(broken.status).toBe(400)
+    expect(await broken.json()).toMatchObject({ detail: 'the request body is not valid JSON' })
+  })
+
   test('a request without the key is refused before its body is read', async () => {
     // A chunked body that never ends: its 401 must not wait for it.
     const { hostname, port } = new URL(t.url)
