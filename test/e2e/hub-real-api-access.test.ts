@@ -109,6 +109,9 @@ describe('hub on the real API: keys', () => {
   test('no key configured: the prompt, then the real API with the typed key', async () => {
     const keyless = await session.stack.startHub('')
     await open('/', keyless.url)
+    // The prompt names where the key will go: the API, not the hub.
+    expect(await page.locator('key-prompt code').nth(1).textContent()).toBe(session.stack.api.url)
+    expect(session.stack.api.url).not.toBe(keyless.url)
     await page.locator('key-prompt input#key').fill(session.stack.key)
     await page.locator('key-prompt button[type=submit]').click()
     await page.locator('gate-table tbody tr').first().waitFor()

@@ -224,7 +224,7 @@ export class SvcApp extends LitElement {
     const hub = this._hub
     if (!hub || this._askKey) {
       return html`<key-prompt
-        apiBaseUrl=${hub?.config.apiBaseUrl ?? ''}
+        apiBaseUrl=${hub?.config.apiBaseUrl ?? this.configLoader().apiBaseUrl}
         ?cancellable=${hub !== undefined && hub.config.keySource !== 'none'}
         @key-submit=${this._onKeySubmit}
         @cancel=${() => (this._askKey = false)}
