@@ -224,7 +224,13 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await form.locator('button[type=submit]').click()
     expect(await form.locator('#retention-error').textContent()).toContain('at least the global floor of 720h')
 
+    // A tolerance the number field cannot read is refused, not saved as 0.
     await form.locator('#retention').fill('1440h')
+    await form.locator('#float_tolerance').fill('')
+    await form.locator('#float_tolerance').pressSequentially('1e')
+    await form.locator('button[type=submit]').click()
+    expect(await form.locator('#float_tolerance-error').textContent()).toContain('Enter a number of 0 or more.')
+
     await form.locator('#ignored_fields').fill('body.name\nbody.title')
     await form.locator('#float_tolerance').fill('0.01')
     await form.locator('#sort_arrays').check()

@@ -228,7 +228,10 @@ export class DiffConfigForm extends LitElement {
     }
     const tolText = text('float_tolerance').trim()
     const tolerance = tolText === '' ? 0 : Number(tolText)
-    if (!Number.isFinite(tolerance) || tolerance < 0) errors.float_tolerance = 'Enter a number of 0 or more.'
+    // A number input holding text it cannot read ("1e") reports an empty
+    // value: without this check that would be saved as 0.
+    const unreadable = this._form.querySelector<HTMLInputElement>('#float_tolerance')?.validity.badInput === true
+    if (unreadable || !Number.isFinite(tolerance) || tolerance < 0) errors.float_tolerance = 'Enter a number of 0 or more.'
     const retention = text('retention').trim()
     const retErr = retentionError(retention, this.floor)
     if (retErr) errors.retention = retErr
