@@ -3,6 +3,7 @@ import type { CidrSet } from '../net/cidr.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
 import {
+  apiKeyField,
   booleanField,
   cidrListField,
   durationField,
@@ -26,7 +27,7 @@ const DEFAULT_RETENTION = '720h'
 
 const apiFields = {
   SVC_APP_DATABASE_URL: databaseUrlField,
-  SVC_APP_API_KEY: type('string >= 16').describe('at least 16 characters'),
+  SVC_APP_API_KEY: apiKeyField,
   SVC_APP_PORT: integerField(0, 65535).default('8090'),
   SVC_APP_RATE_LIMIT: integerField(1).default('1000'),
   SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),

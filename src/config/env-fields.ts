@@ -110,6 +110,9 @@ export const cidrListField = type('string').pipe((text, ctx) => {
   return new CidrSet(cidrs)
 })
 
+/** SVC_APP_API_KEY (SPEC.md: at least 16 characters), wherever a component reads it. */
+export const apiKeyField = type('string >= 16').describe('at least 16 characters')
+
 export const httpUrlField = type('string').pipe((text, ctx) =>
   isBaseUrl(text.trim()) ? new URL(text.trim()).toString().replace(/\/$/, '') : ctx.error(BASE_URL_RULE),
 )

@@ -1,16 +1,17 @@
 import { type } from 'arktype'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
-import { httpUrlField, integerField } from './env-fields.ts'
+import { apiKeyField, httpUrlField, integerField } from './env-fields.ts'
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
 
 /** SPEC.md "Configuration variables → Hub", plus the static server's port. */
 const hubFields = {
   'SVC_APP_API_BASE_URL?': httpUrlField,
-  'SVC_APP_API_KEY?': 'string',
+  // The API refuses shorter keys (SPEC.md), so every page would get a 401.
+  'SVC_APP_API_KEY?': apiKeyField,
   'VITE_API_BASE_URL?': httpUrlField,
-  'VITE_API_KEY?': 'string',
+  'VITE_API_KEY?': apiKeyField,
   SVC_APP_PORT: integerField(0, 65535).default('8070'),
   ...commonFields,
 } as const

@@ -6,6 +6,7 @@ import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
 import {
+  apiKeyField,
   booleanField,
   httpUrlField,
   integerField,
@@ -55,7 +56,7 @@ const commonProxyFields = {
 const apiModeFields = {
   'SVC_APP_API_URL?': httpUrlField,
   'SVC_APP_GATE_ID?': uuidField,
-  'SVC_APP_API_KEY?': type('string >= 16').describe('at least 16 characters'),
+  'SVC_APP_API_KEY?': apiKeyField,
   SVC_APP_API_TIMEOUT: positiveDurationField.default('30s'),
   SVC_APP_MAX_RETRIES: integerField(0).default('3'),
   SVC_APP_RETRY_DELAY: positiveDurationField.default('1s'),

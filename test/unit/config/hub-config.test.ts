@@ -23,6 +23,8 @@ describe('loadHubConfig', () => {
     [{ SVC_APP_API_BASE_URL: 'localhost:8090' }, 'SVC_APP_API_BASE_URL: "localhost:8090" must be an http:// or https:// URL without a query or fragment'],
     [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_PORT: 'x' }, 'SVC_APP_PORT: "x" must be an integer from 0 to 65535'],
     [{ VITE_API_BASE_URL: 'nope' }, 'VITE_API_BASE_URL: "nope" must be an http:// or https:// URL without a query or fragment'],
+    // The API would refuse such a key on every call.
+    [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_API_KEY: 'short' }, 'SVC_APP_API_KEY: the value (5 characters, not shown) must be at least 16 characters'],
   ])('%p fails with one line', (env, line) => {
     expect(() => loadHubConfig(env)).toThrow(new ConfigError('X', undefined, '').constructor as never)
     try {
