@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'bun:test'
+import { brotliCompressSync } from 'node:zlib'
 import type { Page } from 'playwright-core'
 import { product, scenarios } from './support/catalog-data.ts'
 import { focused, until, untilCount } from './support/page-probes.ts'
 import { CATALOG, useRealApiSession } from './support/real-session.ts'
 import { createGate, postCaptures } from './support/seed.ts'
 import type { CreatedRequest } from './support/seed.ts'
+import { captureBody } from '../support/captures.ts'
 
 /**
  * The hub in a real headless Chromium against the real API on a fresh
@@ -210,6 +212,18 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await request(c.identical)
     expect(await page.locator('request-page empty-state h2').textContent()).toBe('No difference')
     expect(await page.locator('request-page dd .badge').first().textContent()).toBe('identical')
+
+    // Brotli bodies: the API diffs them decoded; Chromium cannot decode them, and the page says so.
+    const brotli = (value: unknown) => brotliCompressSync(JSON.stringify(value)).toString('base64')
+    const compressed = captureBody({}) as { live_response: Record<string, unknown>; shadow_response: Record<string, unknown> }
+    for (const [side, value] of [[compressed.live_response, { a: 1 }], [compressed.shadow_response, { a: 2 }]] as const) {
+      side.headers = { 'Content-Type': ['application/json'], 'Content-Encoding': ['br'] }
+      side.body = brotli(value)
+    }
+    const posted = (await (await session.stack.api.call('POST', `/gates/${gateId}/requests`, compressed)).json()) as { data: CreatedRequest }
+    await request(posted.data)
+    expect(await live.locator('body-view .bar .muted').textContent()).toStartWith('br-compressed, which this browser cannot decode')
+    expect(await page.locator('diff-list .warn').first().textContent()).toBe('not shown: the live body is br-compressed, which this browser cannot decode')
   }, TIMEOUT)
 
   test('diff settings: saved through the API, shown after a reload, applied to the next captures', async () => {

@@ -140,7 +140,9 @@ export class BodyView extends LitElement {
       case 'text':
         return this._withBar(['text', 'hex'], `Text · ${formatBytes(b.size)}`, whole)
       case 'binary':
-        return this._withBar(['hex'], `Binary · ${formatBytes(b.bytes.length)}`, whole)
+        return b.encoding === undefined
+          ? this._withBar(['hex'], `Binary · ${formatBytes(b.bytes.length)}`, whole)
+          : this._withBar(['hex'], `${b.encoding}-compressed, which this browser cannot decode · ${formatBytes(b.bytes.length)}`, whole)
     }
   }
 

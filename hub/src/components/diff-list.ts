@@ -127,6 +127,8 @@ export class DiffList extends LitElement {
   @property({ attribute: false }) ops: readonly LocatedOp[] = []
   /** Whole documents `{status, headers, body}`, to show the live value. */
   @property({ attribute: false }) liveDoc: unknown
+  /** The Content-Encoding of a live body the page could not decode: why its paths cannot be placed. */
+  @property() liveEncoding: string | undefined
 
   @state() private _all = false
 
@@ -171,7 +173,11 @@ export class DiffList extends LitElement {
       <td><span class="badge ${k.cls}" title=${k.help}>${k.label}</span></td>
       <td>
         <code class="path">${l.op.path}</code>
-        ${l.unresolved ? html`<div class="warn">not found in the live response</div>` : nothing}
+        ${l.unresolved
+          ? html`<div class="warn">${this.liveEncoding !== undefined && l.op.path.startsWith('/body')
+              ? `not shown: the live body is ${this.liveEncoding}-compressed, which this browser cannot decode`
+              : 'not found in the live response'}</div>`
+          : nothing}
       </td>
       <td class="live">${liveValue?.found ? html`<code class="value">${preview(liveValue.value)}</code>` : html`<span class="none">—</span>`}</td>
       <td class="shadow">${shadowHas ? html`<code class="value">${preview(l.op.value)}</code>` : html`<span class="none">—</span>`}</td>

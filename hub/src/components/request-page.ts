@@ -253,7 +253,12 @@ export class RequestPage extends LitElement {
           </p>`
         : nothing}
       ${ops.length
-        ? html`<diff-list .ops=${ops} .liveDoc=${v.liveDoc} @diff-select=${this._onSelect}></diff-list>`
+        ? html`<diff-list
+            .ops=${ops}
+            .liveDoc=${v.liveDoc}
+            .liveEncoding=${v.liveBody.kind === 'binary' ? v.liveBody.encoding : undefined}
+            @diff-select=${this._onSelect}
+          ></diff-list>`
         : this._noOps(v)}
     </section>`
   }

@@ -10,7 +10,8 @@ export type DecodedBody =
   | { readonly kind: 'empty' }
   | { readonly kind: 'json'; readonly value: unknown; readonly text: string; readonly size: number }
   | { readonly kind: 'text'; readonly text: string; readonly size: number }
-  | { readonly kind: 'binary'; readonly bytes: Uint8Array }
+  /** `encoding`: a Content-Encoding the browser cannot undo (br, zstd): these are its compressed bytes. */
+  | { readonly kind: 'binary'; readonly bytes: Uint8Array; readonly encoding?: string }
   | { readonly kind: 'invalid'; readonly message: string }
 
 /** Classifies decoded bytes: empty, JSON, UTF-8 text or binary. */
@@ -33,7 +34,10 @@ export function classifyBytes(bytes: Uint8Array): DecodedBody {
 /**
  * Decodes a base64 body, undoing a gzip or deflate Content-Encoding when
  * the browser can (the stored bytes are what the service sent, compressed
- * or not; DESIGN.md "Proxy behaviour").
+ * or not; DESIGN.md "Proxy behaviour"). Chromium's DecompressionStream has
+ * no Brotli (nor zstd), and a decoder in the page would weigh more than the
+ * page: such a body is shown as its compressed bytes, and says so. The
+ * API's diff is computed on the decoded body all the same.
  */
 export async function decodeBody(base64: string, headers: HeaderMap): Promise<DecodedBody> {
   let bytes: Uint8Array
@@ -46,6 +50,8 @@ export async function decodeBody(base64: string, headers: HeaderMap): Promise<De
   if (bytes.length > 0 && (encoding === 'gzip' || encoding === 'deflate')) {
     const inflated = await decompress(bytes, encoding)
     if (inflated) bytes = inflated
+  } else if (bytes.length > 0 && encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    return { kind: 'binary', bytes, encoding }
   }
   return classifyBytes(bytes)
 }

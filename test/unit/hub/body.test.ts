@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { gzipSync, deflateSync } from 'node:zlib'
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { canonicalHeaderName, classifyBytes, decodeBody, diffBodies, headerValue } from '../../../hub/src/lib/body.ts'
 import { canonicalHeaders, diffDocument } from '../../../hub/src/lib/request-view.ts'
 
@@ -33,6 +33,12 @@ describe('decodeBody', () => {
     expect(gz).toMatchObject({ kind: 'json', value: { compressed: true } })
     const df = await decodeBody(b64(deflateSync(json)), { 'Content-Encoding': ['deflate'] })
     expect(df).toMatchObject({ kind: 'json', value: { compressed: true } })
+  })
+
+  test('a coding the browser cannot undo (br) is its compressed bytes, and says which', async () => {
+    const br = new Uint8Array(brotliCompressSync('{"a":1}'))
+    expect(await decodeBody(b64(br), { 'Content-Encoding': ['br'] })).toEqual({ kind: 'binary', bytes: br, encoding: 'br' })
+    expect(await decodeBody(b64('plain'), { 'Content-Encoding': ['identity'] })).toEqual({ kind: 'text', text: 'plain', size: 5 })
   })
 
   test('keeps the bytes when they are not really compressed', async () => {
