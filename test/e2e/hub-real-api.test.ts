@@ -295,10 +295,13 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
   }, TIMEOUT)
 
   test('delete a gate: the dialog asks first; Escape keeps it, confirming deletes it and its captures', async () => {
-    const doomed = await createGate(session.stack.api, 'legacy-search', 'http://search.prod.internal', 'http://search-v1.internal')
+    const doomed = await createGate(session.stack.api, 'legacy-search', 'http://svc:search-secret@search.prod.internal', 'http://search-v1.internal')
     const [kept] = await postCaptures(session.stack.api, doomed.id, [scenarios().identical])
     await open('/')
     const row = page.locator(`gate-table tbody tr[data-gate-id="${doomed.id}"]`)
+    // Credentials in an upstream URL: the address is shown, the password is not.
+    expect(await row.locator('.url').first().textContent()).toBe('http://svc:***@search.prod.internal')
+    expect(await row.innerHTML()).not.toContain('search-secret')
     const gates = Number(await until(() => stat('Gates').textContent(), (t) => /^\d+$/.test(t ?? ''), 'the gate count'))
 
     await row.locator('button', { hasText: 'Delete' }).click()

@@ -20,6 +20,8 @@ import './request-filters.ts'
 import './request-table.ts'
 import './stats-cards.ts'
 import type { StatItem } from './stats-cards.ts'
+// The API hands the proxy its upstreams' credentials; a screen needs only the address.
+import { withoutPassword } from '../../../src/net/base-url.ts'
 
 /** One gate: its stats, its captured requests, and its diff settings. */
 @customElement('gate-page')
@@ -113,9 +115,9 @@ export class GatePage extends LitElement {
             <h1 tabindex="-1">${gate.name}</h1>
             <dl class="urls">
               <dt>Live</dt>
-              <dd class="mono">${gate.live_url}</dd>
+              <dd class="mono">${withoutPassword(gate.live_url)}</dd>
               <dt>Shadow</dt>
-              <dd class="mono">${gate.shadow_url}</dd>
+              <dd class="mono">${withoutPassword(gate.shadow_url)}</dd>
             </dl>
           </div>
           <div class="id">

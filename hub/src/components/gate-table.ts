@@ -9,6 +9,8 @@ import { sharedStyles } from '../styles/shared.ts'
 import './diff-rate.ts'
 import { ariaSort } from './sort-header.ts'
 import './sort-header.ts'
+// The API hands the proxy its upstreams' credentials; a screen needs only the address.
+import { withoutPassword } from '../../../src/net/base-url.ts'
 
 /** The gates of one page: which are differing, and how much traffic they see. */
 @customElement('gate-table')
@@ -104,8 +106,8 @@ export class GateTable extends LitElement {
   private _row(g: Gate) {
     return html`<tr data-gate-id=${g.id}>
       <td class="name"><a href=${gatePath(g.id)}>${g.name}</a></td>
-      <td class="url-cell hide-small"><span class="url mono" title=${g.live_url}>${g.live_url}</span></td>
-      <td class="url-cell hide-narrow"><span class="url mono" title=${g.shadow_url}>${g.shadow_url}</span></td>
+      <td class="url-cell hide-small"><span class="url mono" title=${withoutPassword(g.live_url)}>${withoutPassword(g.live_url)}</span></td>
+      <td class="url-cell hide-narrow"><span class="url mono" title=${withoutPassword(g.shadow_url)}>${withoutPassword(g.shadow_url)}</span></td>
       <td class="num">${formatCount(g.stats.request_count_24h)}</td>
       <td><diff-rate .rate=${g.stats.diff_rate}></diff-rate></td>
       <td class="when hide-narrow">
