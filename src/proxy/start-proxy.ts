@@ -85,7 +85,13 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
     throw error
   }
 
-  let wiring: { settings: ShadowSettings; sink: CaptureSink | undefined; breaker: CircuitBreaker | undefined }
+  let wiring: {
+    settings: ShadowSettings
+    sink: CaptureSink | undefined
+    breaker: CircuitBreaker | undefined
+    /** The reporter's rate-limited warnings, written out at shutdown. */
+    flushWarnings?: () => void
+  }
   try {
     wiring =
       config.mode.kind === 'standalone'
@@ -144,7 +150,10 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
         readiness.markStopping()
         logger.info('proxy shutting down', { in_flight_comparisons: handler.inFlight })
         await stopServer(server, config.writeTimeoutMs)
-        const drained = await handler.drain(config.shadow.shadowTimeoutMs)
+        // close(): the drain, then the counts of warnings it held back (a
+        // flood's tail would otherwise never be said).
+        const drained = await handler.close(config.shadow.shadowTimeoutMs)
+        wiring.flushWarnings?.()
         logger.info('background comparisons drained', { completed: drained.completed, aborted: drained.aborted })
         pool.close()
         processMetrics.stop()
@@ -230,14 +239,15 @@ async function apiModeWiring(config: ProxyConfig, mode: ApiModeConfig, deps: Api
     // Unused: the API diffs with the gate's diff_config.
     diff: DEFAULT_DIFF_CONFIG,
   }
+  const warnings = rateLimited(logger, deps.warningIntervalMs ?? 10_000)
   const sink = createApiReporter({
     client,
     gateId: gate.id,
     redactHeaders: (headers) => redaction.headers(headers),
     reported: metrics.reported.labels(gate.id),
-    warnings: rateLimited(logger, deps.warningIntervalMs ?? 10_000),
+    warnings,
   })
-  return { settings, sink, breaker }
+  return { settings, sink, breaker, flushWarnings: () => warnings.flush() }
 }
 
 function clientAddressOf(address: string | undefined): string | undefined {

@@ -103,6 +103,23 @@ describe('graceful shutdown', () => {
     }
   }, SPAWN_TIMEOUT_MS)
 
+  test('SIGTERM: the warnings held back are counted before exit', async () => {
+    // A shadow that is down fails every comparison: one warning per interval, then the count.
+    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: `http://127.0.0.1:${freePort()}` })
+    try {
+      for (let i = 0; i < 20; i++) expect((await fetch(`${proxy.url}/json`)).status).toBe(200)
+      proxy.process.kill('SIGTERM')
+      expect(await proxy.process.exited).toBe(0)
+      const failures = proxy.lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((r) => r.msg === 'comparison failed')
+      // The first one as it happened, then at exit the last one with how many were held back.
+      expect(failures.map((r) => r.suppressed)).toEqual([undefined, 19])
+    } finally {
+      proxy.process.kill('SIGKILL')
+    }
+  }, SPAWN_TIMEOUT_MS)
+
   test('SIGINT: exit 0', async () => {
     const liveWithCredentials = live.url.replace('http://', 'http://deploy:live-secret@')
     const proxy = await spawnProxy({ SVC_APP_LIVE_URL: liveWithCredentials, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_SAMPLNG_RATE: '0.5' })
