@@ -145,6 +145,25 @@ export const readFieldList: ValueReader<string[]> = (field) => {
  * are joined with a space, so an unquoted `shadow_rules allow GET:/a` reads
  * as the rule it looks like. Compiled here once to fail at startup.
  */
+/**
+ * Which of the directive's values holds the rule at `position` (1-based)
+ * of the list the values make once joined with spaces: where that rule's
+ * text starts, counted in the joined text.
+ */
+function valueHoldingRule(values: readonly string[], position: number): number {
+  const joined = values.join(' ')
+  let at = 0
+  for (let rule = 1; rule < position; rule++) at = joined.indexOf(',', at) + 1
+  while (joined[at] === ' ') at++
+  let end = 0
+  for (let i = 0; i < values.length; i++) {
+    end += values[i]!.length
+    if (at < end) return i
+    end += 1 // the joining space
+  }
+  return values.length - 1
+}
+
 export const readRules: ValueReader<string> = (field) => {
   if (field.values.some((value) => typeof value !== 'string')) {
     throw invalid(field, 0, 'rules as text, such as "allow POST:/api/search"')
@@ -154,7 +173,7 @@ export const readRules: ValueReader<string> = (field) => {
     compileShadowRules(text)
   } catch (error) {
     if (!(error instanceof ShadowRuleError)) throw error
-    const at = field.valueAt[0] ?? field.at
+    const at = field.valueAt[valueHoldingRule(field.values as string[], error.position)] ?? field.at
     const expected = 'rules of the form "ACTION METHOD:path"'
     throw new ModuleConfigError(field.name, expected, JSON.stringify(text), at, error.message)
   }

@@ -190,7 +190,7 @@ function buildConfig(section: RawSection): SvcGateConfig {
   if (values.live === undefined) throw missing('live')
   if (values.shadow === undefined) throw missing('shadow')
   // As SVC_APP_SHADOW_URL: one service twice would compare it with itself and double its load.
-  if (withoutTrailingSlash(values.shadow) === withoutTrailingSlash(values.live)) {
+  if (sameService(values.shadow, values.live)) {
     const shadow = section.fields.get('shadow')
     const found = JSON.stringify(values.shadow)
     throw new ModuleConfigError(
@@ -229,8 +229,10 @@ function buildHttpClient(section: RawSection | undefined): SvcGateHttpClientConf
   }
 }
 
-function withoutTrailingSlash(url: string): string {
-  return url.replace(/\/+$/, '')
+/** Compared as the proxy compares SVC_APP_LIVE_URL and _SHADOW_URL: parsed (host case, default port), without a trailing slash. */
+function sameService(a: string, b: string): boolean {
+  const normal = (url: string) => new URL(url).href.replace(/\/+$/, '')
+  return normal(a) === normal(b)
 }
 
 function deepFreeze<T>(value: T): T {

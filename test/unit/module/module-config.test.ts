@@ -338,6 +338,20 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       message: 'shadow: expected a URL different from live, found "http://127.0.0.1:3000/"',
     },
     {
+      name: 'shadow the same as live, spelt otherwise',
+      text: 'svc_gate {\n  live http://LOCALHOST:80\n  shadow http://localhost/\n}',
+      line: 3,
+      column: 10,
+      message: 'shadow: expected a URL different from live, found "http://localhost/"',
+    },
+    {
+      name: 'bad shadow rule in a later value',
+      text: block('shadow_rules "allow GET:/a," "deny POST:/b," "allow"'),
+      line: 4,
+      column: 48,
+      message: 'shadow_rules: rule 3 "allow" must be "ACTION METHOD:path"',
+    },
+    {
       name: 'bad shadow rule',
       text: block('shadow_rules "allow GET:/a,allow GET"'),
       line: 4,
