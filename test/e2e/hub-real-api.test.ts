@@ -88,6 +88,14 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     expect(await row(created.shadowError).locator('td:last-child .badge').textContent()).toBe('error')
     expect(await row(created.identical).locator('td:last-child .badge').textContent()).toBe('same')
 
+    // A page size set by a link is the one the selector shows; choosing 25 then works.
+    await open(`/gates/${gateId}?limit=2`)
+    await untilCount(rowLinks(), 2, '2 rows')
+    expect(await page.locator('page-nav select#size').inputValue()).toBe('2')
+    await page.locator('page-nav select#size').selectOption('25')
+    await untilCount(rowLinks(), all.length, `${all.length} rows`)
+    await open(`/gates/${gateId}`)
+
     // The gate's stats come from the API's rollups.
     await page.reload()
     const diffs = all.filter((c) => c.has_diff)

@@ -64,7 +64,7 @@ export class PageNav extends LitElement {
       <nav class="controls" aria-label="Pages of ${this.noun}">
         <label for="size">Per page</label>
         <select id="size" @change=${this._onSize} .value=${String(p.limit)}>
-          ${PAGE_SIZES.map((n) => html`<option value=${n} ?selected=${n === p.limit}>${n}</option>`)}
+          ${sizesWith(p.limit).map((n) => html`<option value=${n} ?selected=${n === p.limit}>${n}</option>`)}
         </select>
         <button class="small" ?disabled=${atStart} @click=${() => this._go(0)} aria-label="First page">«</button>
         <button class="small" ?disabled=${atStart} @click=${() => this._go(Math.max(0, p.offset - p.limit))}>
@@ -89,4 +89,14 @@ declare global {
   interface HTMLElementTagNameMap {
     'page-nav': PageNav
   }
+}
+
+/**
+ * The sizes offered, with the page's own when a link set another
+ * (`?limit=10`): otherwise the select would show 25 while 10 rows are
+ * listed, and choosing 25 would change nothing it could notice.
+ */
+function sizesWith(limit: number): number[] {
+  const sizes: readonly number[] = PAGE_SIZES
+  return sizes.includes(limit) ? [...sizes] : [...sizes, limit].sort((a, b) => a - b)
 }
