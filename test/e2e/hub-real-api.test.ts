@@ -330,5 +330,17 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await until(() => stat('Gates').textContent(), (t) => t === String(gates - 1), 'the gate count to drop')
     expect((await api('GET', `/gates/${doomed.id}`)).status).toBe(404)
     expect((await api('GET', `/gates/${doomed.id}/requests/${kept!.id}`)).status).toBe(404)
+
+    // Deleted meanwhile in another tab: done all the same, and the list follows.
+    const gone = await createGate(session.stack.api, 'already-gone', 'http://gone.prod.internal', 'http://gone-v2.internal')
+    await open('/')
+    const goneRow = page.locator(`gate-table tbody tr[data-gate-id="${gone.id}"]`)
+    await goneRow.waitFor()
+    expect((await api('DELETE', `/gates/${gone.id}`)).status).toBe(204)
+    await goneRow.locator('button', { hasText: 'Delete' }).click()
+    await page.locator('confirm-dialog dialog[open] button[value=confirm]').click()
+    await goneRow.waitFor({ state: 'detached' })
+    expect(await page.locator('overview-page .notice').textContent()).toBe('Gate "already-gone" was already deleted.')
+    expect(await page.locator('overview-page error-state').count()).toBe(0)
   }, TIMEOUT)
 })

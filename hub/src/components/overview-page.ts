@@ -2,6 +2,7 @@ import { LitElement, css, html, nothing } from 'lit'
 import { customElement, property, query, state } from 'lit/decorators.js'
 import { GateSavedEvent, GateDeleteEvent, PageChangeEvent, SortChangeEvent } from '../lib/events.ts'
 import { formatCount, formatRate, rateBand } from '../lib/format.ts'
+import { ApiError } from '../lib/api-error.ts'
 import type { HubContext } from '../lib/hub-context.ts'
 import { HeadingFocus } from '../lib/heading-focus.ts'
 import { LoadController } from '../lib/load-controller.ts'
@@ -268,6 +269,13 @@ export class OverviewPage extends LitElement {
       await this.hub.api.deleteGate(gate.id)
       this._notice = `Gate "${gate.name}" deleted.`
     } catch (error) {
+      // Deleted elsewhere meanwhile (another tab, the retention cleanup): what was asked is done.
+      if (error instanceof ApiError && error.status === 404) {
+        this._notice = `Gate "${gate.name}" was already deleted.`
+        this._gates.reload()
+        this._stats.reload()
+        return
+      }
       this._notice = ''
       this._gates.error = error
       this.requestUpdate()
