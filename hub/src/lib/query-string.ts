@@ -7,6 +7,8 @@
  * Serialising omits defaults, which keeps links short and canonical.
  */
 
+import { parseDateTime } from '../../../src/text/date-time.ts'
+
 export const ORDERS = ['asc', 'desc'] as const
 export type SortOrder = (typeof ORDERS)[number]
 
@@ -199,10 +201,9 @@ function intOf(value: string | null): number | undefined {
   return value !== null && /^\d{1,9}$/.test(value) ? Number(value) : undefined
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i
-
+/** A time the API accepts (the API's own check: `2026-02-30` or a year below 1000 is dropped), else ''. */
 function timeOf(value: string | null): string {
-  return value && RFC3339.test(value) && !Number.isNaN(Date.parse(value)) ? value : ''
+  return value && parseDateTime(value) !== undefined ? value : ''
 }
 
 function methodsOf(value: string | null): string[] {

@@ -58,6 +58,10 @@ describe('request filters ⇄ query string', () => {
     ['has_diff=yes', 'has_diff', 'any'],
     ['from=yesterday', 'from', ''],
     ['to=2025-13-45T00:00:00Z', 'to', ''],
+    // Dates the API refuses though JavaScript's parser would roll them over or take them.
+    ['from=2026-02-30T00:00:00Z', 'from', ''],
+    ['from=0999-01-01T00:00:00Z', 'from', ''],
+    ['to=2026-01-01T24:00:00Z', 'to', ''],
     ['method=get,,POST,get,G3T', 'method', ['GET', 'POST']],
   ] as const)('a bad or odd value %p gives %p = %p', (search, key, expected) => {
     expect(parseRequestQuery(search)[key]).toEqual(expected as never)
