@@ -43,4 +43,28 @@ export const uuid = type('string.uuid')
 
 export const headerMap = type({ '[string]': 'string[]' })
 
+/**
+ * PostgreSQL's text cannot hold NUL: such a string reached the database
+ * and came back as a 500. Refused as the client's mistake instead.
+ */
+export const storableText = type('string').narrow((text, ctx) =>
+  text.includes('\0') ? ctx.mustBe('text without NUL characters') : true,
+)
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/**
+ * Headers as a client submits them: names are tokens (RFC 9110 §5.1) and
+ * values hold no CR, LF or NUL (§5.5), as on the wire. A name such as
+ * "Cookie " would otherwise escape the default redaction, which matches
+ * names, not what they look like.
+ */
+export const submittedHeaderMap = headerMap.narrow((map, ctx) => {
+  for (const [name, values] of Object.entries(map)) {
+    if (!TOKEN.test(name)) return ctx.mustBe(`header names that are tokens (RFC 9110), not ${JSON.stringify(name)}`)
+    if (values.some((value) => /[\0\r\n]/.test(value))) return ctx.mustBe(`header values without CR, LF or NUL (${name})`)
+  }
+  return true
+})
+
 export const sortOrder = type("'asc' | 'desc'")

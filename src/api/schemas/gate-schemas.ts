@@ -54,7 +54,7 @@ export const gate = type({
 })
 
 const gateName = type('string').narrow((text, ctx) =>
-  text.trim() !== '' && text.length <= 200 ? true : ctx.mustBe('a non-empty name of at most 200 characters'),
+  text.trim() !== '' && text.length <= 200 && !text.includes('\0') ? true : ctx.mustBe('a non-empty name of at most 200 characters, without NUL'),
 )
 
 export const createGateBody = type({

@@ -1,6 +1,16 @@
 import { type } from 'arktype'
 import { paginationMeta } from './common.ts'
-import { base64String, booleanQuery, dateTimeQuery, dateTimeString, headerMap, integerQuery, sortOrder } from './fields.ts'
+import {
+  base64String,
+  booleanQuery,
+  dateTimeQuery,
+  dateTimeString,
+  headerMap,
+  integerQuery,
+  sortOrder,
+  storableText,
+  submittedHeaderMap,
+} from './fields.ts'
 
 /**
  * RFC 6901 pointers into the compared document `{status, headers, body}`:
@@ -38,7 +48,7 @@ const statusCode = type('0 <= number.integer <= 999')
 export const responsePayloadBody = type({
   'id?': 'string.uuid',
   status_code: statusCode,
-  headers: headerMap,
+  headers: submittedHeaderMap,
   body: base64String,
   latency_ms: latency,
   created_at: dateTimeString,
@@ -48,9 +58,9 @@ export const responsePayloadBody = type({
 export const createRequestBody = type({
   'id?': 'string.uuid',
   method: /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/,
-  path: 'string',
-  'raw_query?': 'string',
-  headers: headerMap,
+  path: storableText,
+  'raw_query?': storableText,
+  headers: submittedHeaderMap,
   body: base64String,
   created_at: dateTimeString,
   live_response: responsePayloadBody,

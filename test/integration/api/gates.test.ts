@@ -42,6 +42,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b/?v=2' }, 'shadow_url must be absolute: an http:// or https:// URL without a query or fragment'],
     [{ name: '', live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
     [{ name: 7, live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
+    [{ name: 'a\u0000b', live_url: 'http://a', shadow_url: 'http://b' }, 'name must be a non-empty name of at most 200 characters, without NUL'],
     [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b', extra: true }, 'unknown field extra'],
   ])('createGate refuses %p with a 400 naming %p', async (body, field) => {
     const res = await t.call('POST', '/gates', body)

@@ -78,6 +78,20 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     expect((await detail(data.id)).diff.content).toEqual(ops)
   })
 
+  test.each([
+    ['a NUL in the path', (b: Record<string, unknown>) => (b.path = '/a\u0000b'), 'path'],
+    ['a NUL in the query', (b: Record<string, unknown>) => (b.raw_query = 'a=\u0000'), 'raw_query'],
+    ['a header name that is not a token', (b: Record<string, unknown>) => (b.headers = { 'Cookie ': ['s=1'] }), 'headers'],
+    ['a CR LF in a header value', (b: Record<string, unknown>) => (b.headers = { 'X-A': ['a\r\nX-B: b'] }), 'headers'],
+    ['a bad response header name', (b: Record<string, { headers: unknown }>) => (b.live_response!.headers = { 'Set Cookie': ['x'] }), 'live_response.headers'],
+  ])('%s is a 400 naming the field, nothing stored', async (_, spoil, field) => {
+    const body = captureBody() as Record<string, never>
+    spoil(body)
+    const res = await post(body)
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { detail: string }).detail).toContain(field)
+  })
+
   test('a failed shadow is an error whatever a submitted diff says', async () => {
     const body = captureBody({ diff: [] }) as { shadow_response: { status_code: number; body: string } }
     body.shadow_response.status_code = 0
