@@ -98,12 +98,58 @@ export async function buildHub(options: BuildHubOptions): Promise<BuildHubResult
     for (const f of files) {
       if (COMPRESSIBLE.test(f)) await Bun.write(join(staging, `${f}.gz`), Bun.gzipSync(await Bun.file(join(staging, f)).bytes()))
     }
+    const fingerprint = await buildFingerprint(options.define, sourceDir)
+    if (fingerprint !== undefined) await Bun.write(join(staging, FINGERPRINT_FILE), fingerprint)
 
     await replaceDir(staging, outDir)
     return { outDir, script, stylesheet, files: await listFiles(outDir) }
   } finally {
     await rm(staging, { recursive: true, force: true })
   }
+}
+
+/** Written into a build: what it was made from (see buildFingerprint). A dotfile: never served. */
+const FINGERPRINT_FILE = '.build-fingerprint'
+
+/**
+ * A digest of what a build is made of: the hub's sources, the lockfile
+ * (the dependency versions) and the `define` values, hashed so that a key
+ * compiled in does not also sit in clear beside the build. undefined when
+ * the sources are not there (an image that carries the build only).
+ */
+export async function buildFingerprint(
+  define: Readonly<Record<string, string>> = {},
+  sourceDir: string = HUB_SOURCE_DIR,
+): Promise<string | undefined> {
+  const srcDir = join(sourceDir, 'src')
+  try {
+    if (!(await stat(srcDir)).isDirectory()) return undefined
+  } catch {
+    return undefined
+  }
+  const hash = new Bun.CryptoHasher('sha256')
+  for (const file of await listFiles(srcDir)) hash.update(file).update(await Bun.file(join(srcDir, file)).bytes())
+  for (const file of ['index.html', 'favicon.svg', '../bun.lock']) {
+    const source = Bun.file(join(sourceDir, file))
+    if (await source.exists()) hash.update(file).update(await source.bytes())
+  }
+  const values = { ...viteDefine({}), ...define }
+  hash.update(JSON.stringify(Object.keys(values).sort().map((key) => [key, values[key]])))
+  return hash.digest('hex')
+}
+
+/**
+ * Whether the build in `dir` is missing or was made from other sources or
+ * other `define` values than these: a hub started after a `git pull`, or
+ * without the VITE_API_KEY an earlier build compiled in, must not serve
+ * that build.
+ */
+export async function buildIsStale(dir: string, define: Readonly<Record<string, string>> = {}): Promise<'missing' | 'stale' | false> {
+  if (!(await hasBuild(dir))) return 'missing'
+  const wanted = await buildFingerprint(define)
+  if (wanted === undefined) return false
+  const file = Bun.file(join(dir, FINGERPRINT_FILE))
+  return (await file.exists()) && (await file.text()) === wanted ? false : 'stale'
 }
 
 /** True when `dir` holds a build (index.html is written last, so it marks completion). */

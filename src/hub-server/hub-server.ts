@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { buildHub, hasBuild } from './build-hub.ts'
+import { buildHub, buildIsStale } from './build-hub.ts'
 import { runtimeConfigScript } from './runtime-config.ts'
 import { securityHeaders } from './security-headers.ts'
 import { CACHE, indexPath, resolveStatic } from './static-files.ts'
@@ -48,8 +48,9 @@ const SILENT: HubServerLog = { info() {}, error() {} }
  */
 export async function startHubServer(config: HubServerConfig, log: HubServerLog = SILENT): Promise<HubServer> {
   const distDir = resolve(config.distDir)
-  if (!(await hasBuild(distDir))) {
-    log.info('hub build not found, building', { dir: distDir })
+  const stale = await buildIsStale(distDir, config.define)
+  if (stale) {
+    log.info(stale === 'missing' ? 'hub build not found, building' : 'hub sources or build settings changed since the build, rebuilding', { dir: distDir })
     const started = performance.now()
     await buildHub({ outDir: distDir, define: config.define })
     log.info('hub built', { dir: distDir, ms: Math.round(performance.now() - started) })

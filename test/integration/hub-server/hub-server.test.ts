@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runInNewContext } from 'node:vm'
 import { gunzipSync } from 'node:zlib'
-import { contentSecurityPolicy, startHubServer } from '../../../src/hub-server/index.ts'
+import { contentSecurityPolicy, startHubServer, viteDefine } from '../../../src/hub-server/index.ts'
 import type { HubServer } from '../../../src/hub-server/index.ts'
 
 const API = 'http://api.example.test:8090/base'
@@ -220,4 +220,38 @@ describe('contentSecurityPolicy', () => {
   test.each(['api.example.com', 'ftp://x', 'javascript:alert(1)'])('refuses %p as an API base', (base) => {
     expect(() => contentSecurityPolicy(base)).toThrow('must be an absolute http(s) URL')
   })
+})
+
+describe('a build made from other sources or settings', () => {
+  test('is rebuilt: a key once compiled in does not outlive the setting', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-hub-stale-'))
+    const dist = join(dir, 'dist')
+    const lines: string[] = []
+    const log = { info: (msg: string) => void lines.push(msg), error: (msg: string) => void lines.push(msg) }
+    const bundle = async () => {
+      const html = await Bun.file(join(dist, 'index.html')).text()
+      return Bun.file(join(dist, /src="\/(assets\/main-[^"]+\.js)"/.exec(html)![1]!)).text()
+    }
+    const start = (define: Record<string, string>) =>
+      startHubServer({ port: 0, hostname: '127.0.0.1', apiBaseUrl: API, apiKey: '', distDir: dist, define }, log)
+    try {
+      let server = await start(viteDefine({ apiKey: 'compiled-in-key-0123456789' }))
+      await server.stop()
+      expect(await bundle()).toContain('compiled-in-key-0123456789')
+      // The fingerprint beside the build is a digest: the key is not in it.
+      expect(await Bun.file(join(dist, '.build-fingerprint')).text()).not.toContain('compiled-in-key')
+
+      server = await start(viteDefine({}))
+      await server.stop()
+      expect(lines).toEqual(['hub build not found, building', 'hub built', 'hub sources or build settings changed since the build, rebuilding', 'hub built'])
+      expect(await bundle()).not.toContain('compiled-in-key-0123456789')
+
+      // The same sources and settings again: the build is kept.
+      server = await start(viteDefine({}))
+      await server.stop()
+      expect(lines).toHaveLength(4)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
