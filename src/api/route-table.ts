@@ -3,7 +3,7 @@
  * method can be answered 405 with an Allow header rather than 404.
  */
 export class RouteTable {
-  private readonly entries: Array<{ pattern: RegExp; method: string }> = []
+  private readonly entries: Array<{ pattern: RegExp; method: string; template: string }> = []
   /** Methods answered on every path (CORS preflight): listed for known paths only. */
   private readonly everywhere = new Set<string>()
 
@@ -17,9 +17,15 @@ export class RouteTable {
       '^' + template.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+').replace(/\*$/, '.*') + '/?$',
     )
     const upper = method.toUpperCase()
-    this.entries.push({ pattern, method: upper })
+    this.entries.push({ pattern, method: upper, template })
     // Elysia answers HEAD wherever it answers GET.
-    if (upper === 'GET') this.entries.push({ pattern, method: 'HEAD' })
+    if (upper === 'GET') this.entries.push({ pattern, method: 'HEAD', template })
+  }
+
+  /** The template of the route `method` and `path` would take (`/gates/:gate_id`), if any. */
+  templateFor(method: string, path: string): string | undefined {
+    const upper = method.toUpperCase()
+    return this.entries.find((entry) => entry.method === upper && entry.pattern.test(path))?.template
   }
 
   methodsFor(path: string): string[] {

@@ -28,6 +28,8 @@ export interface ProblemHandlerOptions {
 export function problemHandler(options: ProblemHandlerOptions) {
   return new Elysia({ name: 'problem-handler' }).onError({ as: 'global' }, ({ code, error, request, path }) => {
     const facts = requestFacts(request)
+    // Refused before routing (401, 429): the metric still names the route it asked for.
+    facts.route ??= options.routes.templateFor(request.method, path)
     const known = toAppError(code, error, request.method, path, options.routes)
     if (!known) {
       options.logger.error('unexpected error', {

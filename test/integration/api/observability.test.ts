@@ -35,6 +35,8 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
     await t.call('POST', `/gates/${gate}/requests`, captureBody({ live: { a: 1 }, shadow: { a: 2, b: 3 } }))
     await t.call('POST', `/gates/${gate}/requests`, captureBody({ live: { a: 1 } }))
     await t.call('GET', `/gates/${gate}`)
+    await fetch(`${t.url}/gates/${gate}`, { headers: { authorization: 'Bearer wrong-key-0123456789' } })
+    await fetch(`${t.url}/no/such/path`)
     const text = await scrape()
     const names = parseExposition(text).map((f) => f.name)
 
@@ -49,6 +51,14 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
       http_response_status_code: '200',
     })
     expect(Number(getGate.count)).toBeGreaterThanOrEqual(1)
+    // Refused before routing, still counted under the route it asked for; an unknown path under none.
+    const refused = histogramSeries(text, 'http_server_request_duration_seconds', {
+      http_route: '/gates/:gate_id',
+      http_request_method: 'GET',
+      http_response_status_code: '401',
+    })
+    expect(Number(refused.count)).toBe(1)
+    expect(routeLines.some((l) => l.includes('no/such'))).toBe(false)
 
     const compared = familyOf(text, 'svc_responses_compared_total')
     expect(Number(sampleOf(compared, { gate, result: 'diff' })?.value)).toBe(1)
