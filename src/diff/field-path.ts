@@ -46,6 +46,8 @@ const GLOBSTAR = Object.freeze({ kind: 'globstar' }) as PathSegment
 
 /** Parses and validates one field path; throws FieldPathError. */
 export function parseFieldPath(source: string): FieldPath {
+  // No JSON key worth naming holds one, and the database could not store the path.
+  if (source.includes('\0')) throw new FieldPathError(source, 'it contains a NUL character')
   const raw = splitSegments(source)
   const segments = raw.map(toSegment)
   const root = segments[0]

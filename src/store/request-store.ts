@@ -4,6 +4,7 @@ import { listRequests, summaryColumns, toSummary, type RequestListQuery, type Su
 import {
   isoString,
   jsonb,
+  storableJson,
   toNumber,
   type CaptureInput,
   type HeaderMap,
@@ -181,7 +182,7 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
         ${live.id}::uuid, ${jsonb(sql, live.headers)}::jsonb, ${live.body}::bytea,
         ${timestamp(live.created_at)}::text::timestamptz,
         ${shadow.id}::uuid, ${jsonb(sql, shadow.headers)}::jsonb, ${shadow.body}::bytea,
-        ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, c.diff)}::jsonb)`
+        ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb)`
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`

@@ -137,10 +137,25 @@ export function toNumber(value: string | number | bigint | null | undefined): nu
   return value === null || value === undefined ? 0 : Number(value)
 }
 
+/** `\u0000` as an escape in JSON text: after an even run of backslashes (an odd one escapes the `\`). */
+const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g
+
 /**
  * A jsonb parameter. postgres.js serialises it with JSON.stringify itself
  * (a pre-stringified value would be stored as a JSON string).
  */
 export function jsonb(sql: postgres.Sql, value: unknown): postgres.Parameter {
   return sql.json(value as postgres.JSONValue)
+}
+
+/**
+ * `value` as jsonb can hold it: jsonb has no U+0000 ("unsupported Unicode
+ * escape sequence"), so a response body with a NUL in a string, which
+ * puts one in its diff, failed the whole capture with a 500. Such a
+ * character (in a key or a string) becomes U+FFFD, the replacement
+ * character. For values that come from bodies: the diff.
+ */
+export function storableJson<T>(value: T): T {
+  const text = JSON.stringify(value)
+  return text.includes('\\u0000') ? (JSON.parse(text.replace(ESCAPED_NUL, '$1\\ufffd')) as T) : value
 }

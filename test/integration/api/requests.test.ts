@@ -92,6 +92,13 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
     expect(((await res.json()) as { detail: string }).detail).toContain(field)
   })
 
+  test('a NUL in a response body string is stored, its diff with U+FFFD (jsonb has no U+0000)', async () => {
+    const res = await post(captureBody({ live: { a: 'x\u0000y' }, shadow: { a: 'x\u0000z' } }))
+    expect(res.status).toBe(201)
+    const { data } = (await res.json()) as { data: Summary }
+    expect((await detail(data.id)).diff.content).toEqual([{ op: 'replace', path: '/body/a', value: 'x\ufffdz' }])
+  })
+
   test('a failed shadow is an error whatever a submitted diff says', async () => {
     const body = captureBody({ diff: [] }) as { shadow_response: { status_code: number; body: string } }
     body.shadow_response.status_code = 0

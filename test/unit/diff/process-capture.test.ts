@@ -140,6 +140,20 @@ describe('processCapture: storage', () => {
     expect(plain.shadow.body).toBe(input.shadow.body)
   })
 
+  test('two bodies that differ still differ once both are stored as [REDACTED]', () => {
+    const input = capture({}, {})
+    input.live.headers = input.shadow.headers = { 'Content-Type': ['application/x-ndjson'] }
+    input.live.body = encode('{"id":1}\n{"id":2}\n')
+    input.shadow.body = encode('{"id":1}\n{"id":3}\n')
+    for (const fields of [[], ['body.password']]) {
+      expect(processCapture(input, options(fields)).comparison.kind).toBe('diff')
+    }
+    expect(processCapture(input, options(['body.password'])).comparison).toEqual({ kind: 'diff', ops: [{ op: 'replace', path: '/body', value: REDACTED }] })
+    // The same bytes are still a match.
+    input.shadow.body = input.live.body
+    expect(processCapture(input, options(['body.password'])).comparison.kind).toBe('match')
+  })
+
   test('text that does not start like JSON is stored as it is, body fields redacted or not', () => {
     const input = capture({}, {})
     input.live.headers = { 'Content-Type': ['text/html'] }
