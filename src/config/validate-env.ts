@@ -1,5 +1,4 @@
 import { type, type Type } from 'arktype'
-import { withoutPassword } from '../net/base-url.ts'
 import { ConfigError } from './config-error.ts'
 import type { Environment } from './environment.ts'
 
@@ -33,9 +32,14 @@ function rank(order: readonly string[], key: PropertyKey | undefined): number {
   return index === -1 ? order.length : index
 }
 
-/** Hides the password of a connection string, which may appear in an error line. */
+/**
+ * Hides the password of a connection string, which may appear in an error
+ * line. Such a line is about a malformed value, so this masks more than
+ * withoutPassword does: everything from the user's `:` to the last `@`
+ * (`mysql://u:p/w@h/db`, whose password holds a `/`).
+ */
 export function maskValue(variable: string, value: string): string {
-  return variable.endsWith('_URL') ? withoutPassword(value) : value
+  return variable.endsWith('_URL') ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:).*@/i, '$1***@') : value
 }
 
 /** The variables of a component's field table, in table order (`'X?'` is `X`), for error ordering. */

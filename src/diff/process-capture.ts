@@ -32,11 +32,12 @@ export interface ProcessedCapture extends CaptureInput {
  * Storage (docs/diff.md): a body is returned as it came unless redaction
  * changed it; then it is the redacted JSON as UTF-8 text, no longer
  * content-coded, and the stored headers lose Content-Encoding and
- * Content-Length and say `charset=utf-8`. A non-JSON body is stored as it
- * is, unless a redacted path names the whole body; a body too deeply
- * nested to parse safely (message-body.ts) is stored as `[REDACTED]` when
- * body fields are redacted. A failed upstream (status 0) keeps its error
- * text.
+ * Content-Length and say `charset=utf-8`. A body that did not parse as
+ * JSON is stored as it is, except when body fields are redacted
+ * (unparsed-body.ts, fail closed): JSON read leniently is redacted like any
+ * JSON; one that names the whole body, is too deeply nested or too large to
+ * decode, or still starts like JSON without parsing, is `[REDACTED]`. A
+ * failed upstream (status 0) keeps its error text.
  */
 export function processCapture(
   input: CaptureInput,

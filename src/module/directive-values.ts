@@ -141,11 +141,6 @@ export const readFieldList: ValueReader<string[]> = (field) => {
 }
 
 /**
- * `shadow_rules`: the rule list of SPEC.md "Shadow matching rules". Values
- * are joined with a space, so an unquoted `shadow_rules allow GET:/a` reads
- * as the rule it looks like. Compiled here once to fail at startup.
- */
-/**
  * Which of the directive's values holds the rule at `position` (1-based)
  * of the list the values make once joined with spaces: where that rule's
  * text starts, counted in the joined text.
@@ -164,6 +159,11 @@ function valueHoldingRule(values: readonly string[], position: number): number {
   return values.length - 1
 }
 
+/**
+ * `shadow_rules`: the rule list of SPEC.md "Shadow matching rules". Values
+ * are joined with a space, so an unquoted `shadow_rules allow GET:/a` reads
+ * as the rule it looks like. Compiled here once to fail at startup.
+ */
 export const readRules: ValueReader<string> = (field) => {
   if (field.values.some((value) => typeof value !== 'string')) {
     throw invalid(field, 0, 'rules as text, such as "allow POST:/api/search"')

@@ -57,6 +57,7 @@ export async function startPgliteServer(
   let served = 0
   const server = createServer((socket) => {
     sockets.add(socket)
+    socket.on('error', () => {}) // 'close' follows
     socket.once('close', () => sockets.delete(socket))
     if (served >= maxConnections) {
       refuse(socket, fatalError('53300', 'sorry, too many clients already'))
@@ -116,6 +117,7 @@ function serveConnection(socket: Socket, session: PgliteSession): void {
     // PGlite hands out views of its memory: Buffer.from copies.
     write: (bytes) => void (socket.writable && socket.write(Buffer.from(bytes))),
     fail: () => socket.destroy(),
+    end: () => socket.end(),
   })
   socket.on('data', (piece: Buffer) => {
     for (const message of reader.push(piece)) {
@@ -135,13 +137,13 @@ function serveConnection(socket: Socket, session: PgliteSession): void {
           break
         case 'message':
           if (message.type === TERMINATE) {
-            socket.end()
+            // After what the client sent before it, as PostgreSQL reads a connection in order.
+            connection.finish()
             return
           }
           connection.submit(message.bytes)
       }
     }
   })
-  socket.on('error', () => {}) // 'close' follows
   socket.once('close', () => connection.close())
 }

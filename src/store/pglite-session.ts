@@ -5,6 +5,8 @@ import { frontendMessage, ReadyForQueryScanner, type TransactionStatus } from '.
 export interface SessionConnection {
   /** Queues a whole frontend message (see FrontendReader) for PGlite. */
   submit(message: Uint8Array): void
+  /** Terminate: the client is ended once the messages it sent before have run. */
+  finish(): void
   /** The client is gone: drops what it queued and undoes what it left open. */
   close(): void
 }
@@ -14,11 +16,16 @@ export interface SessionClient {
   write(bytes: Uint8Array): void
   /** PGlite threw while serving this client; the connection should go. */
   fail(error: unknown): void
+  /** The client said Terminate and everything before it has run. */
+  end(): void
 }
+
+/** In a client's queue: Terminate, after the messages before it. */
+const END: unique symbol = Symbol('Terminate')
 
 interface Client {
   readonly io: SessionClient
-  readonly pending: Uint8Array[]
+  readonly pending: Array<Uint8Array | typeof END>
   queued: boolean
   closed: boolean
 }
@@ -50,22 +57,15 @@ export class PgliteSession {
   private readonly waiting: Client[] = []
   private running = false
   /** The backend's output is one stream, whoever it goes to. */
-  private readonly scanner = new ReadyForQueryScanner()
+  private scanner = new ReadyForQueryScanner()
 
   constructor(private readonly db: PGlite) {}
 
   open(io: SessionClient): SessionConnection {
     const client: Client = { io, pending: [], queued: false, closed: false }
     return {
-      submit: (message) => {
-        if (client.closed) return
-        client.pending.push(message)
-        if (client !== this.owner && !client.queued) {
-          client.queued = true
-          this.waiting.push(client)
-        }
-        void this.pump()
-      },
+      submit: (message) => this.enqueue(client, message),
+      finish: () => this.enqueue(client, END),
       close: () => {
         if (client.closed) return
         client.closed = true
@@ -73,6 +73,16 @@ export class PgliteSession {
         if (client === this.owner) void this.pump()
       },
     }
+  }
+
+  private enqueue(client: Client, message: Uint8Array | typeof END): void {
+    if (client.closed) return
+    client.pending.push(message)
+    if (client !== this.owner && !client.queued) {
+      client.queued = true
+      this.waiting.push(client)
+    }
+    void this.pump()
   }
 
   /** Serves queued messages, one at a time, until none can go next. */
@@ -87,20 +97,32 @@ export class PgliteSession {
           this.owner = undefined
           continue
         }
+        let turnStarts = false
         if (!client) {
           client = this.waiting.shift()
           if (!client) return
           client.queued = false
           if (client.closed) continue
           this.owner = client
+          turnStarts = true
         }
         const message = client.pending.shift()
         // The owner is between two messages of one exchange or transaction.
         if (!message) return
+        if (message === END) {
+          client.closed = true
+          client.pending.length = 0
+          client.io.end()
+          // A client whose turn only starts left nothing open; an owner may have (abandoned next).
+          if (turnStarts) this.owner = undefined
+          continue
+        }
         let status: TransactionStatus | undefined
         try {
           status = await this.execute(message, client.io)
         } catch (error) {
+          // Cut off mid-answer, perhaps: the framing starts over with the next one.
+          this.scanner = new ReadyForQueryScanner()
           client.closed = true
           client.pending.length = 0
           client.io.fail(error)

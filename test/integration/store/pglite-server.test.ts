@@ -213,6 +213,24 @@ describe('PGlite socket server', () => {
     expect(b.rows()).toEqual(['3'])
   })
 
+  test('Terminate ends a connection after the messages it sent before, even when they had to wait', async () => {
+    const a = await open()
+    const b = await open()
+    a.send(query('BEGIN'))
+    expect(await readyStatus(a)).toBe('T')
+    b.send(query("INSERT INTO kept VALUES ('before-terminate')"), frontendMessage('X'))
+    await Bun.sleep(50)
+    a.messages.length = 0
+    a.send(query('COMMIT'))
+    expect(await readyStatus(a)).toBe('I')
+    await b.gone()
+    expect(b.messages.map((m) => m.type)).toEqual(['C', 'Z'])
+    const c = await open()
+    c.send(query("SELECT count(*) FROM kept WHERE v = 'before-terminate'"))
+    await c.until((m) => m.type === 'D')
+    expect(c.rows()).toEqual(['1'])
+  })
+
   test('answers an SSLRequest with N, then serves the startup that follows', async () => {
     const client = await open({ startup: false })
     client.requestEncryption()

@@ -97,5 +97,9 @@ describe('loadApiConfig', () => {
     const message = errorOf({ SVC_APP_DATABASE_URL: 'mysql://app:s3cret@db/x' }).message
     expect(message).not.toContain('s3cret')
     expect(message).toContain('mysql://app:***@db/x')
+    // A malformed one too, whose password holds what a URL parser would take for a path.
+    const odd = errorOf({ SVC_APP_DATABASE_URL: 'mysql://app:s3/cr@t@db/x' }).message
+    expect(odd).not.toContain('s3/cr')
+    expect(odd).toContain('mysql://app:***@db/x')
   })
 })
