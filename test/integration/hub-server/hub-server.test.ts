@@ -246,8 +246,9 @@ describe('a build made from other sources or settings', () => {
       expect(lines).toEqual(['hub build not found, building', 'hub built', 'hub sources or build settings changed since the build, rebuilding', 'hub built'])
       expect(await bundle()).not.toContain('compiled-in-key-0123456789')
 
-      // The same sources and settings again: the build is kept.
+      // The same sources and settings again: the build is kept, and its fingerprint is not served.
       server = await start(viteDefine({}))
+      expect((await fetch(`${server.url}/.build-fingerprint`)).status).toBe(404)
       await server.stop()
       expect(lines).toHaveLength(4)
     } finally {
