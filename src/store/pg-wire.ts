@@ -11,8 +11,7 @@ export const SSL_REQUEST_CODE = 80_877_103
 export const GSSENC_REQUEST_CODE = 80_877_104
 export const CANCEL_REQUEST_CODE = 80_877_102
 
-/** Frontend message types the session scheduler looks at. */
-export const SYNC = 0x53 // 'S'
+/** The frontend message the server acts on itself: Terminate. */
 export const TERMINATE = 0x58 // 'X'
 
 /** What ReadyForQuery says: idle, in a transaction block, in a failed one. */
@@ -86,10 +85,10 @@ export class FrontendReader {
     return { kind: 'message', type: head[0]!, bytes: this.take(length + 1) }
   }
 
-  /** The first `n` buffered bytes (n ≤ buffered), without consuming them. */
+  /** The first `n` buffered bytes (n ≤ buffered), without consuming them: a view when one piece holds them. */
   private peek(n: number): Uint8Array {
     const first = this.pieces[0]!
-    if (first.length >= n) return first
+    if (first.length >= n) return first.subarray(0, n)
     const out = new Uint8Array(n)
     let filled = 0
     for (const piece of this.pieces) {
@@ -103,27 +102,19 @@ export class FrontendReader {
 
   /** Removes and returns the first `n` buffered bytes (n ≤ buffered). */
   private take(n: number): Uint8Array {
+    const bytes = this.peek(n)
     this.buffered -= n
-    const first = this.pieces[0]!
-    if (first.length > n) {
-      this.pieces[0] = first.subarray(n)
-      return first.subarray(0, n)
-    }
-    if (first.length === n) {
-      this.pieces.shift()
-      return first
-    }
-    const out = new Uint8Array(n)
-    let filled = 0
-    while (filled < n) {
+    for (let left = n; left > 0; ) {
       const piece = this.pieces[0]!
-      const part = piece.subarray(0, n - filled)
-      out.set(part, filled)
-      filled += part.length
-      if (part.length === piece.length) this.pieces.shift()
-      else this.pieces[0] = piece.subarray(part.length)
+      if (piece.length <= left) {
+        this.pieces.shift()
+        left -= piece.length
+      } else {
+        this.pieces[0] = piece.subarray(left)
+        left = 0
+      }
     }
-    return out
+    return bytes
   }
 }
 
@@ -180,16 +171,10 @@ function statusOf(byte: number): TransactionStatus {
 
 /** A FATAL ErrorResponse, as a server sends before closing a connection it refuses. */
 export function fatalError(sqlState: string, message: string): Uint8Array {
-  const fields = `SFATAL\0VFATAL\0C${sqlState}\0M${message}\0\0`
-  const body = new TextEncoder().encode(fields)
-  const out = new Uint8Array(5 + body.length)
-  out[0] = 0x45 // 'E'
-  writeInt32(out, 1, 4 + body.length)
-  out.set(body, 5)
-  return out
+  return frontendMessage('E', new TextEncoder().encode(`SFATAL\0VFATAL\0C${sqlState}\0M${message}\0\0`))
 }
 
-/** A message of `type` with `body` (its length field filled in). */
+/** A typed message of `type` with `body`, its length field filled in (either direction has this shape). */
 export function frontendMessage(type: string, body: Uint8Array = new Uint8Array(0)): Uint8Array {
   const out = new Uint8Array(5 + body.length)
   out[0] = type.charCodeAt(0)

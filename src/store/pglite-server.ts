@@ -51,6 +51,10 @@ export async function startPgliteServer(
   const socketDir = mkdtempSync(join(tmpdir(), 'svc-pglite-'))
   chmodSync(socketDir, 0o700)
   liveSocketDirs.add(socketDir)
+  const removeSocketDir = () => {
+    rmSync(socketDir, { recursive: true, force: true })
+    liveSocketDirs.delete(socketDir)
+  }
   const session = new PgliteSession(db)
   /** Every open socket, refused ones included, for stop(). */
   const sockets = new Set<Socket>()
@@ -71,8 +75,7 @@ export async function startPgliteServer(
     await listen(server, join(socketDir, `.s.PGSQL.${PGLITE_SOCKET_PORT}`))
   } catch (error) {
     await db.close()
-    rmSync(socketDir, { recursive: true, force: true })
-    liveSocketDirs.delete(socketDir)
+    removeSocketDir()
     throw error
   }
   let stopped: Promise<void> | undefined
@@ -88,8 +91,7 @@ export async function startPgliteServer(
           await closed
           await db.close()
         } finally {
-          rmSync(socketDir, { recursive: true, force: true })
-          liveSocketDirs.delete(socketDir)
+          removeSocketDir()
         }
       })()),
   }

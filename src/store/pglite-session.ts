@@ -68,8 +68,7 @@ export class PgliteSession {
       finish: () => this.enqueue(client, END),
       close: () => {
         if (client.closed) return
-        client.closed = true
-        client.pending.length = 0
+        retire(client)
         if (client === this.owner) void this.pump()
       },
     }
@@ -110,8 +109,7 @@ export class PgliteSession {
         // The owner is between two messages of one exchange or transaction.
         if (!message) return
         if (message === END) {
-          client.closed = true
-          client.pending.length = 0
+          retire(client)
           client.io.end()
           // A client whose turn only starts left nothing open; an owner may have (abandoned next).
           if (turnStarts) this.owner = undefined
@@ -123,8 +121,7 @@ export class PgliteSession {
         } catch (error) {
           // Cut off mid-answer, perhaps: the framing starts over with the next one.
           this.scanner = new ReadyForQueryScanner()
-          client.closed = true
-          client.pending.length = 0
+          retire(client)
           client.io.fail(error)
           continue
         }
@@ -148,11 +145,10 @@ export class PgliteSession {
    * the exchange, and ROLLBACK ends a transaction block.
    */
   private async abandon(): Promise<void> {
-    const portal = new TextEncoder().encode('svc_abandoned_exchange\0\0\0\0\0')
     try {
-      await this.execute(frontendMessage('E', portal))
-      const status = await this.execute(frontendMessage('S'))
-      if (status !== 'I') await this.execute(frontendMessage('Q', new TextEncoder().encode('ROLLBACK\0')))
+      await this.execute(EXECUTE_NO_PORTAL)
+      const status = await this.execute(SYNC)
+      if (status !== 'I') await this.execute(ROLLBACK)
     } catch {
       // PGlite itself failed; the next client's messages will say so.
     }
@@ -175,3 +171,14 @@ export class PgliteSession {
     return status
   }
 }
+
+/** A client gone, or going: nothing more of it is served. */
+function retire(client: Client): void {
+  client.closed = true
+  client.pending.length = 0
+}
+
+// What abandon() sends in a departed owner's place.
+const EXECUTE_NO_PORTAL = frontendMessage('E', new TextEncoder().encode('svc_abandoned_exchange\0\0\0\0\0'))
+const SYNC = frontendMessage('S')
+const ROLLBACK = frontendMessage('Q', new TextEncoder().encode('ROLLBACK\0'))
