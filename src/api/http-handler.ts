@@ -1,6 +1,7 @@
 import type { Server } from 'bun'
 import type { Logger } from '../log/index.ts'
 import { limitBody } from './body-limit.ts'
+import type { BearerVerdict } from './plugins/auth.ts'
 import { CORS_EXPOSED_HEADERS } from './cors-settings.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { problemFromError } from './problem.ts'
@@ -18,7 +19,7 @@ export interface HttpHandlerOptions {
    * its body unread, so that a client without the key cannot make the API
    * buffer a chunked body of up to maxBodyBytes before its 401.
    */
-  readonly authorized?: (request: Request) => 'pass' | string
+  readonly authorized?: (request: Request) => BearerVerdict
   readonly hstsMaxAgeSeconds: number | undefined
   /**
    * SVC_APP_CORS_ORIGINS, for the responses made here rather than by the
