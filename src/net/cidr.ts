@@ -42,6 +42,10 @@ export class CidrSet {
   has(ipText: string | undefined): boolean {
     if (!ipText || this.cidrs.length === 0) return false
     const ip = parseIp(ipText)
-    return ip !== undefined && this.cidrs.some((cidr) => cidrContains(cidr, ip))
+    return ip !== undefined && this.contains(ip)
+  }
+
+  contains(ip: IpAddress): boolean {
+    return this.cidrs.some((cidr) => cidrContains(cidr, ip))
   }
 }

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { CidrSet } from '../../net/cidr.ts'
 import { RateLimitedError } from '../../errors/app-error.ts'
 import { clientIp } from '../rate-limit/client-ip.ts'
+import { rateLimitKey } from '../rate-limit/rate-limit-key.ts'
 import { TokenBuckets } from '../rate-limit/token-bucket.ts'
 import { requestFacts } from '../request-context.ts'
 import { pathOf } from '../../net/request-target.ts'
@@ -24,8 +25,9 @@ export function rateLimit(options: RateLimitOptions) {
   return new Elysia({ name: 'rate-limit' }).onRequest(({ request }) => {
     const path = pathOf(request.url)
     if (isPublicPath(path)) return
-    const client = clientIp(requestFacts(request).peerAddress, request.headers, options.trustedProxies)
-    const verdict = buckets.take(client)
+    const peer = requestFacts(request).peerAddress
+    const client = clientIp(peer, request.headers, options.trustedProxies)
+    const verdict = buckets.take(client ? rateLimitKey(client) : peer)
     if (!verdict.allowed) throw new RateLimitedError(verdict.retryAfterSeconds)
   })
 }
