@@ -222,10 +222,22 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     })
     inFlight.inc()
     const copy: CopyControl = { dropped: false }
+    // The shadow timeout (or the drain) ends the exchanges, not the task: a
+    // shadow that timed out is still a capture, handed to the sink with the
+    // task's signal, which only the drain aborts.
+    const exchange = new AbortController()
+    // A client that reads live's body slowly (or never) must not hold the
+    // slot past the bound, nor the copy of a body nobody will compare.
+    const abandon = (reason: unknown) => {
+      exchange.abort(reason)
+      copy.dropped = true
+      copy.drop?.()
+      settleLive({ kind: 'abandoned', reason })
+    }
     // Started first, so the shadow request leaves in the same tick as live's.
     tasks.run(
       (task) =>
-        compare(task.signal, task.abort, {
+        compare(task.signal, {
           id,
           method,
           target,
@@ -234,15 +246,11 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           createdAt,
           liveOutcome,
           settleLive,
+          exchange: exchange.signal,
+          abandon,
         }),
       logUnexpected,
-      // A client that reads live's body slowly (or never) must not hold the
-      // slot past the bound, nor the copy of a body nobody will compare.
-      (reason) => {
-        copy.dropped = true
-        copy.drop?.()
-        settleLive({ kind: 'abandoned', reason })
-      },
+      abandon,
     )
     const sendStarted = performance.now()
     const result: LiveResult = await live.send(method, target, headers, body === null ? null : bytes)
@@ -274,14 +282,22 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     readonly liveOutcome: Promise<LiveOutcome>
     /** Settles `liveOutcome`; the first call wins. */
     readonly settleLive: (outcome: LiveOutcome) => void
+    /** Aborted by the shadow timeout or the drain: the shadow exchange and the wait for live's body. */
+    readonly exchange: AbortSignal
+    /** Aborts `exchange` and gives up live's body (first reason wins). */
+    readonly abandon: (reason: unknown) => void
   }
 
-  /** The background half: the shadow exchange, live's body, then the sink. Never rejects. */
-  async function compare(signal: AbortSignal, abort: (reason: unknown) => void, pending: Pending): Promise<void> {
-    const timer = setTimeout(abortOnTimeout, shadowTimeoutMs, abort, shadowTimeoutMs)
+  /**
+   * The background half: the shadow exchange and live's body within the
+   * shadow timeout, then the sink (bounded by its own timeout; `signal`
+   * aborts only at the drain). Never rejects.
+   */
+  async function compare(signal: AbortSignal, pending: Pending): Promise<void> {
+    const timer = setTimeout(abandonOnTimeout, shadowTimeoutMs, pending.abandon, shadowTimeoutMs)
     let outcome: SinkOutcome
     try {
-      const shadowSide = collectShadow(pending, signal)
+      const shadowSide = collectShadow(pending)
       const [liveSide, shadowExchange] = await Promise.all([pending.liveOutcome, shadowSide])
       clearTimeout(timer)
       if (liveSide.kind === 'abandoned') throw liveSide.reason
@@ -322,7 +338,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     if (outcome.kind === 'skipped') skips.inc(outcome.reason)
   }
 
-  async function collectShadow(pending: Pending, signal: AbortSignal): Promise<CapturedExchange | 'too-large'> {
+  async function collectShadow(pending: Pending): Promise<CapturedExchange | 'too-large'> {
+    const signal = pending.exchange
     const started = performance.now()
     if (shadowRefusals.refusedAgo() !== undefined) return failedExchange(notAttemptedText, 0, new Date())
     try {
@@ -382,6 +399,6 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 }
 
 /** Made when the timer fires, not per request: an Error costs a stack capture. */
-function abortOnTimeout(abort: (reason: unknown) => void, timeoutMs: number): void {
-  abort(new TimeoutReason(timeoutMs))
+function abandonOnTimeout(abandon: (reason: unknown) => void, timeoutMs: number): void {
+  abandon(new TimeoutReason(timeoutMs))
 }

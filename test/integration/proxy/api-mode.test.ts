@@ -185,6 +185,77 @@ describe('API mode', () => {
   })
 })
 
+describe('a failed shadow is still a capture', () => {
+  test('a shadow that times out is stored with status 0, its error as body and has_diff true', () =>
+    withProxy({ SVC_APP_SHADOW_TIMEOUT: '1s' }, async (proxy) => {
+      shadow.route('/json', async () => {
+        await Bun.sleep(2000)
+        return json(JSON_DOCUMENT)
+      })
+      const ids: string[] = []
+      for (let i = 0; i < 3; i++) {
+        const id = crypto.randomUUID()
+        ids.push(id)
+        const response = await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': id } })
+        expect(await response.text()).toBe(JSON.stringify(JSON_DOCUMENT))
+      }
+      const counts = await proxy.settled()
+      expect(counts.reported).toBe(3)
+      expect(counts.skippedTotal).toBe(0)
+      const list = await api.call('GET', `/gates/${gateId}/requests?limit=100`)
+      const summaries = ((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data
+      for (const id of ids) {
+        const request = await stored(id)
+        expect(request.shadow_response.status_code).toBe(0)
+        expect(Buffer.from(request.shadow_response.body, 'base64').toString()).toBe('shadow: timed out after 1s')
+        expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
+        expect(summaries.find((s) => s.id === id)?.has_diff).toBe(true)
+      }
+    }), 20_000)
+
+  // A raw-socket shadow: a reset, a response that is not HTTP, a head past the client's limit.
+  test.each([
+    ['reset', 'shadow: connection reset'],
+    ['bad status line', 'shadow: '],
+    ['head too large', 'shadow: '],
+  ] as const)('a shadow that fails with a %s is stored with status 0 and its error as body', async (failure, errorPrefix) => {
+    const listener = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        data(socket) {
+          if (failure === 'reset') return void socket.terminate()
+          if (failure === 'bad status line') socket.write('HTTP/1.1 abc\r\n\r\n')
+          else socket.write(`HTTP/1.1 200 OK\r\nx-filler: ${'a'.repeat(100 * 1024)}\r\n\r\n`)
+          socket.end()
+        },
+      },
+    })
+    const created = await api.call('POST', '/gates', {
+      name: `proxy-api-mode-${failure.replaceAll(' ', '-')}`,
+      live_url: live.url,
+      shadow_url: `http://127.0.0.1:${listener.port}`,
+    })
+    const failingGate = ((await created.json()) as { data: { id: string } }).data.id
+    const proxy = await startTestProxy(apiEnv({ SVC_APP_GATE_ID: failingGate }))
+    try {
+      const id = crypto.randomUUID()
+      expect(await (await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': id } })).text()).toBe(JSON.stringify(JSON_DOCUMENT))
+      const counts = await proxy.settled()
+      expect(counts.reported).toBe(1)
+      const list = await api.call('GET', `/gates/${failingGate}/requests`)
+      const [summary] = ((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data
+      expect(summary!.has_diff).toBe(true)
+      const request = ((await (await api.call('GET', `/gates/${failingGate}/requests/${summary!.id}`)).json()) as { data: StoredRequest }).data
+      expect(request.shadow_response.status_code).toBe(0)
+      expect(Buffer.from(request.shadow_response.body, 'base64').toString()).toStartWith(errorPrefix)
+    } finally {
+      await proxy.stop()
+      listener.stop(true)
+    }
+  })
+})
+
 describe('API mode startup', () => {
   const logger = createLogger({ level: 'error', format: 'json', write: () => {} })
 
