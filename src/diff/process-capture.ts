@@ -35,8 +35,9 @@ export interface ProcessedCapture extends CaptureInput {
  * Content-Length and say `charset=utf-8`. A body that did not parse as
  * JSON is stored as it is, except when body fields are redacted
  * (unparsed-body.ts, fail closed): JSON read leniently is redacted like any
- * JSON; one that names the whole body, is too deeply nested or too large to
- * decode, or still starts like JSON without parsing, is `[REDACTED]`. A
+ * JSON; one that names the whole body, is too deeply nested, too large or
+ * impossible to decode (a truncated gzip), or still starts like JSON
+ * without parsing, is `[REDACTED]`. A
  * failed upstream (status 0) keeps its error text.
  */
 export function processCapture(

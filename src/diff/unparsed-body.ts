@@ -24,6 +24,10 @@ const views = new WeakMap<MessageBody, UnparsedBodyView>()
  * - it parses as JSON read leniently (a stray non-UTF-8 byte, a wrong
  *   charset label, an unknown Content-Encoding over plain JSON): its
  *   redacted JSON;
+ * - it could not be decoded (a truncated or corrupt gzip, deflate or br
+ *   stream, a coding this reader does not know over bytes that are not
+ *   JSON): `[REDACTED]`, since what it holds cannot be seen, and a partial
+ *   decode of the stored bytes would show the very fields redaction is for;
  * - it still starts like JSON (`{`, `[`) but does not parse: `[REDACTED]`,
  *   since its fields cannot be told apart;
  * - anything else (text, HTML, binary): as it is.
@@ -47,5 +51,6 @@ function decide(body: MessageBody, redaction: Redaction): UnparsedBodyView {
     const { value, changed } = redaction.json(lenient)
     return { kind: 'json', value, changed }
   }
+  if (body.undecodable) return { kind: 'redacted' }
   return body.looksLikeJson() ? { kind: 'redacted' } : { kind: 'as-is' }
 }
