@@ -34,7 +34,13 @@ export function createApiApp(ctx: ApiContext) {
     )
   }
   const built = app
-    .use(rateLimit({ perMinute: ctx.config.rateLimitPerMinute, trustedProxies: ctx.config.trustedProxies }))
+    .use(
+      rateLimit({
+        perMinute: ctx.config.rateLimitPerMinute,
+        trustedProxies: ctx.config.trustedProxies,
+        exempt: ctx.config.rateLimitExempt,
+      }),
+    )
     .use(bearerAuth(apiBearerCheck(ctx.config)))
     .onTransform({ as: 'global' }, ({ request, route }) => {
       const facts = requestFacts(request)

@@ -33,6 +33,7 @@ const apiFields = {
   SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),
   SVC_APP_CORS_ORIGINS: originListField.default(''),
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
+  SVC_APP_RATE_LIMIT_EXEMPT: cidrListField.default(''),
   SVC_APP_RETENTION: positiveAgeField.default(DEFAULT_RETENTION),
   SVC_APP_CLEANUP_INTERVAL: positiveDurationField.default('1h'),
   SVC_APP_READ_TIMEOUT: positiveDurationField.default('15s'),
@@ -58,6 +59,8 @@ export interface ApiConfig extends LoggingConfig {
   readonly maxBodyBytes: number
   readonly corsOrigins: readonly string[]
   readonly trustedProxies: CidrSet
+  /** Clients never rate limited (proxies reporting captures), matched on the client address. */
+  readonly rateLimitExempt: CidrSet
   /** The global retention floor, in ms, and as the operator wrote it. */
   readonly retentionMs: number
   readonly retention: string
@@ -104,6 +107,7 @@ export function loadApiConfig(env: Environment): ApiConfig {
     maxBodyBytes: v.SVC_APP_MAX_BODY_SIZE,
     corsOrigins: Object.freeze(v.SVC_APP_CORS_ORIGINS),
     trustedProxies: v.SVC_APP_TRUSTED_PROXIES,
+    rateLimitExempt: v.SVC_APP_RATE_LIMIT_EXEMPT,
     retentionMs: v.SVC_APP_RETENTION,
     retention: (env.SVC_APP_RETENTION ?? '').trim() || DEFAULT_RETENTION,
     cleanupIntervalMs: v.SVC_APP_CLEANUP_INTERVAL,

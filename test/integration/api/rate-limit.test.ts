@@ -40,3 +40,36 @@ describe('rate-limit keys behind a trusted proxy', () => {
     expect(await as({})).toBe(429)
   })
 })
+
+describe('SVC_APP_RATE_LIMIT_EXEMPT', () => {
+  test('a client in the allowance is never limited; others still are', async () => {
+    const t = await startTestApi('pglite', { SVC_APP_RATE_LIMIT: '2', SVC_APP_RATE_LIMIT_EXEMPT: '127.0.0.0/8, ::1' })
+    try {
+      const statuses = []
+      for (let i = 0; i < 10; i++) statuses.push((await t.call('GET', '/config')).status)
+      expect(statuses).toEqual(Array(10).fill(200))
+    } finally {
+      await t.stop()
+    }
+  }, DATABASE_HOOK_TIMEOUT_MS)
+
+  test('behind a trusted proxy, the forwarded client is what is matched, in any of its forms', async () => {
+    const t = await startTestApi('pglite', {
+      SVC_APP_RATE_LIMIT: '2',
+      SVC_APP_TRUSTED_PROXIES: '127.0.0.1, ::1',
+      SVC_APP_RATE_LIMIT_EXEMPT: '10.20.0.0/16',
+    })
+    try {
+      const as = (forwarded: string) => t.call('GET', '/config', undefined, { 'x-forwarded-for': forwarded }).then((res) => res.status)
+      const forms = ['10.20.1.1', '10.20.1.1:4711', '::ffff:10.20.1.1', '[::ffff:10.20.3.4]:80']
+      const exempt = []
+      for (let i = 0; i < 3; i++) for (const form of forms) exempt.push(await as(form))
+      expect(exempt).toEqual(Array(12).fill(200))
+      // The trusted proxy itself is not in the allowance: its own requests are limited.
+      expect([await as('203.0.113.9'), await as('203.0.113.9'), await as('203.0.113.9')]).toEqual([200, 200, 429])
+      expect([(await t.call('GET', '/config')).status, (await t.call('GET', '/config')).status, (await t.call('GET', '/config')).status]).toEqual([200, 200, 429])
+    } finally {
+      await t.stop()
+    }
+  }, DATABASE_HOOK_TIMEOUT_MS)
+})

@@ -39,6 +39,7 @@ describe('loadApiConfig', () => {
       database: { maxConns: 25, minConns: 5, maxConnIdleMs: 300_000, maxConnLifeMs: 3_600_000 },
     })
     expect(config.trustedProxies.size).toBe(0)
+    expect(config.rateLimitExempt.size).toBe(0)
     expect(Object.isFrozen(config)).toBe(true)
   })
 
@@ -79,6 +80,7 @@ describe('loadApiConfig', () => {
     [{ SVC_APP_CORS_ORIGINS: '*' }, 'SVC_APP_CORS_ORIGINS: "*" must be a list of origins without the wildcard "*"'],
     [{ SVC_APP_CORS_ORIGINS: 'http://a.example,*' }, 'SVC_APP_CORS_ORIGINS: "http://a.example,*" must be a list of origins without the wildcard "*"'],
     [{ SVC_APP_TRUSTED_PROXIES: '10.0.0.0/33' }, 'SVC_APP_TRUSTED_PROXIES: "10.0.0.0/33" must be a list of IP addresses or CIDR networks ("10.0.0.0/33" is neither)'],
+    [{ SVC_APP_RATE_LIMIT_EXEMPT: '10.0.0.5, proxy.internal' }, 'SVC_APP_RATE_LIMIT_EXEMPT: "10.0.0.5, proxy.internal" must be a list of IP addresses or CIDR networks ("proxy.internal" is neither)'],
     [{ SVC_APP_READ_TIMEOUT: '20s', SVC_APP_WRITE_TIMEOUT: '10s' }, 'SVC_APP_WRITE_TIMEOUT: "10s" must be at least SVC_APP_READ_TIMEOUT (20s)'],
     [{ SVC_APP_IDLE_TIMEOUT: '10s' }, 'SVC_APP_IDLE_TIMEOUT: "10s" must be at least SVC_APP_WRITE_TIMEOUT (30s)'],
     [{ SVC_APP_HSTS_ENABLED: 'true', SVC_APP_HSTS_MAX_AGE: '0s' }, 'SVC_APP_HSTS_MAX_AGE: "0s" must be a positive duration when SVC_APP_HSTS_ENABLED is true'],
