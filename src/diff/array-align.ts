@@ -2,12 +2,13 @@ import { dropCrossedAnchors } from './crossed-anchors.ts'
 import { pairGap } from './gap-pairing.ts'
 import { longestCommonSubsequence } from './myers.ts'
 import { SKIPPED, type ComparedNode, type FilterStep } from './path-filter.ts'
-import { hashWholeString, signature, type SignatureOptions } from './signature.ts'
+import { elementHash, hashWholeString, type ElementHashOptions } from './element-hash.ts'
 
 /**
  * In-order alignment of the differing middle of two arrays (DESIGN.md "Diff
  * semantics", sort_arrays=false): the longest common subsequence of element
- * signatures, then each gap between aligned elements paired by pairGap.
+ * hashes (element-hash.ts), then each gap between aligned elements paired
+ * by pairGap.
  *
  * The result is a script of steps in live order, each three numbers
  * `[kind, liveIndex, shadowIndex]`:
@@ -35,7 +36,7 @@ export function alignMiddle(
   start: number,
   endA: number,
   endB: number,
-  options: SignatureOptions,
+  options: ElementHashOptions,
   node: ComparedNode,
   depth: number,
 ): number[] {
@@ -48,19 +49,19 @@ export function alignMiddle(
   }
   // Elements' own members first; read whole elements only when that leaves
   // too many look-alikes (wrappers such as `{"data": {...}}`).
-  let signaturesA = signatures(a, start, endA, options, node, depth, SHALLOW_LEVELS)
-  let signaturesB = signatures(b, start, endB, options, node, depth, SHALLOW_LEVELS)
-  if (lookAlikes(signaturesA) + lookAlikes(signaturesB) > (lengthA + lengthB) / 8) {
-    signaturesA = signatures(a, start, endA, options, node, depth, DEEP_LEVELS)
-    signaturesB = signatures(b, start, endB, options, node, depth, DEEP_LEVELS)
+  let hashesA = elementHashes(a, start, endA, options, node, depth, SHALLOW_LEVELS)
+  let hashesB = elementHashes(b, start, endB, options, node, depth, SHALLOW_LEVELS)
+  if (lookAlikes(hashesA) + lookAlikes(hashesB) > (lengthA + lengthB) / 8) {
+    hashesA = elementHashes(a, start, endA, options, node, depth, DEEP_LEVELS)
+    hashesB = elementHashes(b, start, endB, options, node, depth, DEEP_LEVELS)
   }
   const maxEdits = Math.min(
     MAX_EDITS,
     Math.max(64, Math.floor(ALIGNMENT_BUDGET / (lengthA + lengthB))),
   )
   let common: ReadonlyArray<readonly [number, number]> | undefined = longestCommonSubsequence(
-    signaturesA,
-    signaturesB,
+    hashesA,
+    hashesB,
     maxEdits,
   )
   // Too different to align within budget: one gap, paired by position.
@@ -83,29 +84,29 @@ export function alignMiddle(
   return steps
 }
 
-/** Container levels read for the first signatures: an element's own members. */
+/** Container levels read for the first hashes: an element's own members. */
 const SHALLOW_LEVELS = 1
 /**
- * Levels read when the first signatures are not enough. Bounded so that
+ * Levels read when the first hashes are not enough. Bounded so that
  * nested arrays of look-alikes cannot make every level re-read everything
  * below it.
  */
 const DEEP_LEVELS = 8
 
-/** How many signatures repeat an earlier one. */
-function lookAlikes(signatures: Int32Array): number {
-  if (signatures.length < 2) return 0
-  const sorted = signatures.slice().sort()
+/** How many hashes repeat an earlier one. */
+function lookAlikes(hashes: Int32Array): number {
+  if (hashes.length < 2) return 0
+  const sorted = hashes.slice().sort()
   let repeats = 0
   for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) repeats++
   return repeats
 }
 
-function signatures(
+function elementHashes(
   values: readonly unknown[],
   start: number,
   end: number,
-  options: SignatureOptions,
+  options: ElementHashOptions,
   node: ComparedNode,
   depth: number,
   levels: number,
@@ -123,7 +124,7 @@ function signatures(
     out[i - start] =
       typeof value === 'string'
         ? hashWholeString(value)
-        : signature(value, options, child, depth + 1, levels)
+        : elementHash(value, options, child, depth + 1, levels)
   }
   return out
 }

@@ -1,7 +1,7 @@
 import type { DiffConfig } from './diff-config.ts'
 import { parseFieldPath, type FieldPath } from './field-path.ts'
 import { PathFilter } from './path-filter.ts'
-import type { SignatureOptions } from './signature.ts'
+import type { ElementHashOptions } from './element-hash.ts'
 
 /**
  * A DiffConfig with its field paths parsed and compiled, done once per
@@ -12,7 +12,7 @@ export class CompiledDiffConfig {
   readonly filter: PathFilter | undefined
   readonly tolerance: number
   readonly sortArrays: boolean
-  readonly signature: SignatureOptions
+  readonly elementHash: ElementHashOptions
 
   /**
    * @param config the gate's DiffConfig
@@ -31,7 +31,7 @@ export class CompiledDiffConfig {
     // A negative or NaN tolerance means exact comparison, as 0 does.
     this.tolerance = tolerance > 0 ? tolerance : 0
     this.sortArrays = config.sort_arrays
-    this.signature = { tolerance: this.tolerance, filter: this.filter }
+    this.elementHash = { tolerance: this.tolerance, filter: this.filter }
     Object.freeze(this)
   }
 }

@@ -4,7 +4,7 @@ type Anchor = readonly [number, number]
 
 /**
  * With a float tolerance, numbers hash by tolerance-wide bucket
- * (signature.ts), and two near-equal numbers on either side of a bucket edge
+ * (element-hash.ts), and two near-equal numbers on either side of a bucket edge
  * hash apart. The alignment can then anchor elements to their neighbours'
  * partners: `["a", 1, 0, "b"]` against `["c", 1.9, -0.4, "d"]` with t = 2
  * anchors 0 to 1.9 and reports an add and a remove for numbers that are all

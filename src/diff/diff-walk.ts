@@ -6,12 +6,12 @@ import type { PatchOp } from './patch-op.ts'
 import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './path-filter.ts'
 import { formatPointer } from './pointer.ts'
 import { hasContent, prune } from './prune.ts'
-import type { SignatureOptions } from './signature.ts'
+import type { ElementHashOptions } from './element-hash.ts'
 
 export interface WalkOptions {
   readonly tolerance: number
   readonly filter: PathFilter | undefined
-  readonly signature: SignatureOptions
+  readonly elementHash: ElementHashOptions
 }
 
 type Json = Record<string, unknown>
@@ -135,7 +135,7 @@ export class DiffWalk {
       endB--
     }
     if (start === endA && start === endB) return
-    const steps = alignMiddle(a, b, start, endA, endB, this._options.signature, node, depth)
+    const steps = alignMiddle(a, b, start, endA, endB, this._options.elementHash, node, depth)
     const filter = node === undefined ? undefined : this._filter
     const keys = this._keys
     let position = start

@@ -1,7 +1,7 @@
 /**
  * Longest common subsequence of two integer sequences by Myers' O((N+M)D)
  * greedy algorithm ("An O(ND) Difference Algorithm and Its Variations",
- * 1986), on element signatures. Only the V arrays of the explored diagonals
+ * 1986), on element hashes. Only the V arrays of the explored diagonals
  * are kept (O(D²) memory), and the work is capped: when the sequences differ
  * in more than `maxEdits` places the search gives up and returns undefined,
  * so a huge, thoroughly different array cannot hang the caller.

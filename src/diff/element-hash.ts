@@ -3,7 +3,7 @@ import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './
 
 /**
  * A 32-bit identity of a JSON value for the array alignment: equal values
- * always get equal signatures (key order does not matter), different values
+ * always get equal hashes (key order does not matter), different values
  * usually get different ones. A collision is harmless for correctness: the
  * alignment treats the two elements as the same element and diffs them
  * recursively, so the patch stays valid, only possibly larger.
@@ -16,21 +16,21 @@ import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './
  * by tolerance-wide bucket; with a path filter, ignored and not-included
  * members do not count.
  */
-export interface SignatureOptions {
+export interface ElementHashOptions {
   /** float_tolerance; 0 hashes numbers exactly. */
   readonly tolerance: number
   readonly filter: PathFilter | undefined
 }
 
-export function signature(
+export function elementHash(
   value: unknown,
-  options: SignatureOptions,
+  options: ElementHashOptions,
   node: ComparedNode,
   depth: number,
   levels: number,
 ): number {
   if (typeof value !== 'object' || value === null)
-    return primitiveSignature(value, options.tolerance)
+    return primitiveHash(value, options.tolerance)
   // Past the bound the subtree is compared as text anyway; its shape is enough.
   if (depth >= MAX_COMPARE_DEPTH) return DEEP_SEED
   const filter = node === undefined ? undefined : options.filter
@@ -44,11 +44,11 @@ export function signature(
         if (child === SKIPPED) continue
       }
       const item = value[i]
-      const itemSignature =
+      const itemHash =
         typeof item !== 'object' || item === null
-          ? primitiveSignature(item, options.tolerance)
-          : signature(item, options, child, depth + 1, levels - 1)
-      h = Math.imul(h ^ itemSignature, 0x01000193)
+          ? primitiveHash(item, options.tolerance)
+          : elementHash(item, options, child, depth + 1, levels - 1)
+      h = Math.imul(h ^ itemHash, 0x01000193)
     }
     return mix(h)
   }
@@ -64,17 +64,17 @@ export function signature(
       if (child === SKIPPED) continue
     }
     const member = object[key]
-    const memberSignature =
+    const memberHash =
       typeof member !== 'object' || member === null
-        ? primitiveSignature(member, options.tolerance)
-        : signature(member, options, child, depth + 1, levels - 1)
-    sum = (sum + Math.imul(hashKey(key) ^ memberSignature, 0x9e3779b1)) | 0
+        ? primitiveHash(member, options.tolerance)
+        : elementHash(member, options, child, depth + 1, levels - 1)
+    sum = (sum + Math.imul(hashKey(key) ^ memberHash, 0x9e3779b1)) | 0
     count++
   }
   return mix(OBJECT_SEED ^ sum ^ Math.imul(count, 0x85ebca6b))
 }
 
-function primitiveSignature(value: unknown, tolerance: number): number {
+function primitiveHash(value: unknown, tolerance: number): number {
   switch (typeof value) {
     case 'string':
       return hashString(value)
