@@ -1,19 +1,28 @@
 /**
  * Calls to the API (API mode): bearer key, retries with a doubling delay
- * within one overall deadline on network errors, 5xx and 429 (Retry-After
- * honoured), never on other 4xx; every attempt goes through the circuit
- * breaker (DESIGN.md "Proxy behaviour"). A 4xx is not a breaker failure:
- * the API answered, the request was wrong.
+ * within one overall deadline on network errors, 5xx, 429 and 503
+ * (Retry-After honoured), never on other 4xx; every attempt goes through
+ * the circuit breaker (DESIGN.md "Proxy behaviour"). Which answers count
+ * against the API is `classifyApiAnswer`'s table (`retry-policy.ts`).
  */
 import { BreakerOpenError, type CircuitBreaker } from './circuit-breaker.ts'
-import { isRetryableStatus, nextRetryDelayMs, parseRetryAfter, retriesExhausted, type RetryPolicy } from './retry-policy.ts'
+import {
+  classifyApiAnswer,
+  nextRetryDelayMs,
+  parseRetryAfter,
+  retriesExhausted,
+  type ApiAnswerKind,
+  type RetryPolicy,
+} from './retry-policy.ts'
 import type { UpstreamClient } from './upstream-pool.ts'
 import { TimeoutReason, toUpstreamError, UpstreamError } from './upstream-error.ts'
 
 export type ApiCallOutcome =
   | { readonly kind: 'ok'; readonly status: number; readonly text: string }
-  /** A 4xx other than 429: not retried. */
+  /** This call was refused for what it carries (a 4xx but 401, 403, 404, 429; a 500 marked `capture_rejected`): not retried. */
   | { readonly kind: 'rejected'; readonly status: number; readonly text: string }
+  /** 401, 403, 404: the key or the resource is refused, as it will be for every call; not retried, a breaker failure. */
+  | { readonly kind: 'refused'; readonly status: number; readonly text: string }
   /** Every attempt failed: the retries ran out, or the deadline left no room for another. */
   | { readonly kind: 'failed'; readonly reason: string; readonly attempts: number; readonly endedBy: 'retries' | 'deadline' }
   /** The breaker refused the call (open, or half-open with its trial calls taken). */
@@ -47,15 +56,26 @@ export interface ApiClientOptions {
   readonly now?: () => number
 }
 
-/** A response that asks for another attempt: 5xx or 429. */
-class RetryableStatus extends Error {
+/** A response that counts as a breaker failure: thrown inside `breaker.execute()`. */
+class FailedStatus extends Error {
   constructor(
+    readonly kind: 'refused' | 'unavailable',
     readonly status: number,
+    readonly text: string,
     readonly retryAfterMs: number | undefined,
   ) {
     super(`HTTP ${status}`)
   }
 }
+
+interface Answer {
+  readonly kind: Exclude<ApiAnswerKind, 'refused' | 'unavailable'>
+  readonly status: number
+  readonly text: string
+  readonly retryAfterMs: number | undefined
+}
+
+const isThrottled = (answer: Answer) => answer.kind === 'throttled'
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const { upstream, policy, breaker } = options
@@ -63,7 +83,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const now = options.now ?? (() => performance.now())
   const authorization = `Bearer ${options.apiKey}`
 
-  async function attempt(call: ApiCall, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  async function attempt(call: ApiCall, signal: AbortSignal): Promise<Answer> {
     const headers = new Headers(call.headers)
     headers.set('authorization', authorization)
     headers.set('accept', 'application/json')
@@ -84,10 +104,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       exchange.done()
     }
     const { status } = exchange.response
-    if (isRetryableStatus(status)) {
-      throw new RetryableStatus(status, parseRetryAfter(exchange.response.headers.get('retry-after'), Date.now()))
-    }
-    return { status, text }
+    const kind = classifyApiAnswer(status, text)
+    const retryAfterMs = kind === 'throttled' || kind === 'unavailable' ? parseRetryAfter(exchange.response.headers.get('retry-after'), Date.now()) : undefined
+    if (kind === 'refused' || kind === 'unavailable') throw new FailedStatus(kind, status, text, retryAfterMs)
+    return { kind, status, text, retryAfterMs }
   }
 
   return {
@@ -102,12 +122,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const signal = call.signal ? AbortSignal.any([call.signal, timeout.signal]) : timeout.signal
         let retryAfterMs: number | undefined
         try {
-          const { status, text } = await breaker.execute(() => attempt(call, signal))
-          return status < 400 ? { kind: 'ok', status, text } : { kind: 'rejected', status, text }
+          const answer = await breaker.execute(() => attempt(call, signal), isThrottled)
+          if (answer.kind !== 'throttled') return { kind: answer.kind, status: answer.status, text: answer.text }
+          lastReason = `HTTP ${answer.status}`
+          retryAfterMs = answer.retryAfterMs
         } catch (error) {
           if (error instanceof BreakerOpenError) return { kind: 'breaker-open' }
           if (call.signal?.aborted) return { kind: 'aborted' }
-          if (error instanceof RetryableStatus) {
+          if (error instanceof FailedStatus) {
+            if (error.kind === 'refused') return { kind: 'refused', status: error.status, text: error.text }
             lastReason = error.message
             retryAfterMs = error.retryAfterMs
           } else {

@@ -41,7 +41,16 @@ export function createApiReporter(options: ApiReporterOptions): CaptureSink {
           // Logged once per transition by the breaker's listener, not per capture.
           return { kind: 'skipped', reason: 'breaker_open' }
         case 'rejected':
-          warnings.warn('capture rejected by the API', { status: outcome.status, detail: outcome.text.slice(0, 300) }, `rejected ${outcome.status}`)
+          // This capture only: counted once, not retried, the API's health untouched (docs/proxy.md "API mode").
+          warnings.warn('capture rejected by the API', { status: outcome.status, ...problemSummary(outcome.text) }, `rejected ${outcome.status}`)
+          return { kind: 'skipped', reason: outcome.status === 413 ? 'body_too_large' : 'report_failed' }
+        case 'refused':
+          // Every capture will get the same answer: a breaker failure, so that the breaker opens and shadowing stops.
+          warnings.warn(
+            outcome.status === 404 ? 'capture refused by the API: the gate is gone' : "capture refused by the API: the proxy's key is refused",
+            { status: outcome.status, ...problemSummary(outcome.text) },
+            `refused ${outcome.status}`,
+          )
           return { kind: 'skipped', reason: 'report_failed' }
         case 'failed':
           warnings.warn('capture report failed', { reason: outcome.reason, attempts: outcome.attempts }, 'report failed')
@@ -50,6 +59,21 @@ export function createApiReporter(options: ApiReporterOptions): CaptureSink {
           return { kind: 'skipped', reason: 'report_failed' }
       }
     },
+  }
+}
+
+/**
+ * What a log record says of a refusal: the Problem's `type` and `detail`
+ * (RFC 7807), or the start of a body that is not one. The API's details
+ * name fields and rules, never the values.
+ */
+function problemSummary(text: string): { type?: string; detail: string } {
+  try {
+    const problem = JSON.parse(text) as { type?: unknown; detail?: unknown; title?: unknown }
+    const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : ''
+    return { ...(typeof problem.type === 'string' ? { type: problem.type } : {}), detail: detail.slice(0, 300) }
+  } catch {
+    return { detail: text.slice(0, 300) }
   }
 }
 

@@ -19,6 +19,10 @@
  * - Half-open admits at most `halfOpenMaxCalls` calls at a time (by default
  *   `successThreshold`, just enough to close); other calls are refused as if
  *   open, so a burst of captures does not hit an API that may still be down.
+ * - A call may end neither way (`onNeutral()`, or `execute()`'s `isNeutral`):
+ *   an API that answers 429 is up but busy, which should neither open the
+ *   breaker nor close it. It frees its half-open trial slot and changes no
+ *   count.
  * - Outcomes reported while open are stale (the call was admitted before
  *   the breaker opened) and ignored. `execute()` also ignores outcomes of
  *   calls admitted under an earlier state, e.g. a slow call from before the
@@ -120,12 +124,18 @@ export class CircuitBreaker {
     this._record(this._epoch, false)
   }
 
+  /** Reports that an admitted call ended with an answer that says nothing of the API's health. */
+  onNeutral(): void {
+    this._release(this._epoch)
+  }
+
   /**
    * Runs `fn` if the breaker admits it and records its outcome: a returned
-   * value is a success, a thrown error or rejection a failure (rethrown).
-   * Throws `BreakerOpenError` without calling `fn` when refused.
+   * value is a success (neutral when `isNeutral` says so), a thrown error
+   * or rejection a failure (rethrown). Throws `BreakerOpenError` without
+   * calling `fn` when refused.
    */
-  async execute<T>(fn: () => T | PromiseLike<T>): Promise<T> {
+  async execute<T>(fn: () => T | PromiseLike<T>, isNeutral?: (result: T) => boolean): Promise<T> {
     if (!this.canRequest()) {
       const state = this._state === 'closed' ? 'open' : this._state
       throw new BreakerOpenError(state, this._retryInMs())
@@ -138,7 +148,8 @@ export class CircuitBreaker {
       this._record(epoch, false)
       throw error
     }
-    this._record(epoch, true)
+    if (isNeutral?.(result)) this._release(epoch)
+    else this._record(epoch, true)
     return result
   }
 
@@ -168,6 +179,10 @@ export class CircuitBreaker {
         if (++this._successes >= this.successThreshold) this._moveTo('closed')
         return
     }
+  }
+
+  private _release(epoch: number): void {
+    if (epoch === this._epoch && this._state === 'half-open') this._trials = Math.max(0, this._trials - 1)
   }
 
   private _refresh(): void {

@@ -23,6 +23,7 @@ export async function fetchGate(client: ApiClient, mode: ApiModeConfig, signal?:
   switch (outcome.kind) {
     case 'ok':
       return parseGate(outcome.text, mode)
+    case 'refused':
     case 'rejected':
       if (outcome.status === 401 || outcome.status === 403) {
         throw new ConfigError('SVC_APP_API_KEY', mode.apiKey, `was refused by the API at ${mode.apiUrl} (HTTP ${outcome.status})`, true)

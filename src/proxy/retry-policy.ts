@@ -15,12 +15,54 @@ export interface RetryPolicy {
 }
 
 /**
- * DESIGN.md "Proxy behaviour": retries "on network errors, 5xx and 429
- * (honouring Retry-After), never on other 4xx". A 4xx means the request
- * itself is wrong; sending it again cannot help.
+ * What an answer of the API says about the call and about the API; the
+ * table with its reasons is docs/proxy.md "Which answers count against
+ * the API":
+ *
+ * | answer                                             | kind          | retried | breaker |
+ * |----------------------------------------------------|---------------|---------|---------|
+ * | below 400                                          | `ok`          | no      | success |
+ * | other 4xx; a 500 marked `capture_rejected`         | `rejected`    | no      | success |
+ * | 401, 403, 404                                      | `refused`     | no      | failure |
+ * | 429, 503                                           | `throttled`   | yes     | neither |
+ * | other 5xx                                          | `unavailable` | yes     | failure |
  */
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status >= 500
+export const API_ANSWER_KINDS = ['ok', 'rejected', 'refused', 'throttled', 'unavailable'] as const
+export type ApiAnswerKind = (typeof API_ANSWER_KINDS)[number]
+
+const SYSTEMATIC_REFUSALS: ReadonlySet<number> = new Set([401, 403, 404])
+
+/**
+ * Classifies an answer by its status and, for a 500, its problem body: the
+ * API marks a 500 that this call's content caused (a row the database
+ * refused) with the RFC 7807 extension member `"capture_rejected": true`;
+ * sending it again would fail the same way, and it says nothing of the
+ * API's health.
+ */
+export function classifyApiAnswer(status: number, body: string): ApiAnswerKind {
+  if (status < 400) return 'ok'
+  if (status === 429 || status === 503) return 'throttled'
+  if (SYSTEMATIC_REFUSALS.has(status)) return 'refused'
+  if (status < 500) return 'rejected'
+  if (status === 500 && isCaptureRejected(body)) return 'rejected'
+  return 'unavailable'
+}
+
+/** Whether `body` is a JSON object with `capture_rejected: true`; anything else (not JSON, no member) is not. */
+export function isCaptureRejected(body: string): boolean {
+  // Cheap test first: an ordinary 500 needs no parse.
+  if (!body.includes('capture_rejected')) return false
+  try {
+    const problem: unknown = JSON.parse(body)
+    return typeof problem === 'object' && problem !== null && (problem as { capture_rejected?: unknown }).capture_rejected === true
+  } catch {
+    return false
+  }
+}
+
+/** Whether an answer of this kind asks for another attempt (DESIGN.md "Proxy behaviour": never on other 4xx). */
+export function isRetryableAnswer(kind: ApiAnswerKind): boolean {
+  return kind === 'throttled' || kind === 'unavailable'
 }
 
 /** Delay before retry number `retry` (1-based): initial × 2^(retry-1). */

@@ -10,7 +10,7 @@ import { createUpstreamPool, type UpstreamPool } from '../../../src/proxy/upstre
 import { DEFAULT_HTTP_CLIENT } from '../../../src/proxy/shadow-settings.ts'
 import { freePort } from '../../support/upstreams.ts'
 
-type Script = Array<number | { status: number; headers?: Record<string, string> }>
+type Script = Array<number | { status: number; headers?: Record<string, string>; body?: unknown }>
 
 let server: ReturnType<typeof Bun.serve>
 let script: Script = []
@@ -24,8 +24,8 @@ beforeAll(() => {
     async fetch(request) {
       seen.push({ method: request.method, path: new URL(request.url).pathname, headers: request.headers, body: await request.text() })
       const next = script.shift() ?? 201
-      const { status, headers } = typeof next === 'number' ? { status: next, headers: {} } : next
-      return new Response(JSON.stringify({ status }), { status, headers: { 'content-type': 'application/json', ...headers } })
+      const { status, headers, body } = typeof next === 'number' ? { status: next, headers: {}, body: undefined } : next
+      return new Response(JSON.stringify(body ?? { status }), { status, headers: { 'content-type': 'application/json', ...headers } })
     },
   })
   pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
@@ -93,9 +93,27 @@ describe('API client', () => {
     expect(sleeps).toEqual([3000])
   })
 
-  test('never retries another 4xx', async () => {
-    script = [400]
-    expect(await client().call(post)).toMatchObject({ kind: 'rejected', status: 400 })
+  test('honours Retry-After on a 503 (a full insert queue)', async () => {
+    script = [{ status: 503, headers: { 'retry-after': '2' } }, 201]
+    expect(await client().call(post)).toMatchObject({ kind: 'ok' })
+    expect(sleeps).toEqual([2000])
+  })
+
+  test.each([400, 409, 413, 422])('never retries a %d: the capture is rejected', async (status) => {
+    script = [status]
+    expect(await client().call(post)).toMatchObject({ kind: 'rejected', status })
+    expect(seen).toHaveLength(1)
+  })
+
+  test('never retries a 500 the API marks as caused by the capture', async () => {
+    script = [{ status: 500, body: { type: '/errors/internal', status: 500, capture_rejected: true } }]
+    expect(await client().call(post)).toMatchObject({ kind: 'rejected', status: 500 })
+    expect(seen).toHaveLength(1)
+  })
+
+  test.each([401, 403, 404])('never retries a %d: the key or the gate is refused', async (status) => {
+    script = [status]
+    expect(await client().call(post)).toMatchObject({ kind: 'refused', status })
     expect(seen).toHaveLength(1)
   })
 
@@ -145,11 +163,36 @@ describe('circuit breaker around every attempt (SPEC.md "States and transitions"
     expect(breaker.state).toBe('closed')
   })
 
-  test('a 4xx is not a breaker failure: the API answered', async () => {
-    const breaker = new CircuitBreaker({ failureThreshold: 1 })
-    script = [404]
-    await client(breaker).call(post)
+  test('a rejected capture is not a breaker failure: the API answered', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2 })
+    script = [400, 409, 413, { status: 500, body: { capture_rejected: true } }, 422]
+    for (let i = 0; i < 5; i++) expect((await client(breaker).call(post)).kind).toBe('rejected')
     expect(breaker.state).toBe('closed')
+    expect(seen).toHaveLength(5)
+  })
+
+  test('429 and 503 are not breaker failures: the API is up but busy', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2 })
+    script = [429, 503, 429, 503, 429, 503, 429, 503]
+    for (let i = 0; i < 2; i++) expect(await client(breaker).call(post)).toMatchObject({ kind: 'failed', reason: 'HTTP 503', attempts: 4 })
+    expect(breaker.state).toBe('closed')
+  })
+
+  test('401, 403 and 404 are breaker failures: every capture would get the same', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, delayMs: 60_000 })
+    script = [401, 404]
+    expect((await client(breaker).call(post)).kind).toBe('refused')
+    expect((await client(breaker).call(post)).kind).toBe('refused')
+    expect(breaker.state).toBe('open')
+    expect(await client(breaker).call(post)).toEqual({ kind: 'breaker-open' })
+  })
+
+  test('a 500 without the mark is a breaker failure', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, delayMs: 60_000 })
+    script = [{ status: 500, body: { type: '/errors/internal' } }, 502]
+    expect(await client(breaker, { maxRetries: 0 }).call(post)).toMatchObject({ kind: 'failed', reason: 'HTTP 500' })
+    expect(await client(breaker, { maxRetries: 0 }).call(post)).toMatchObject({ kind: 'failed', reason: 'HTTP 502' })
+    expect(breaker.state).toBe('open')
   })
 
   test('retries stop as soon as the breaker opens', async () => {

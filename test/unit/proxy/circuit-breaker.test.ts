@@ -228,6 +228,20 @@ describe('CircuitBreaker.execute', () => {
     expect(breaker.state).toBe('open')
   })
 
+  test('a neutral result neither closes nor opens, and frees its half-open trial slot', async () => {
+    const { breaker, reach } = setup({ failureThreshold: 2, successThreshold: 1, halfOpenMaxCalls: 1 })
+    await expect(breaker.execute(() => Promise.reject(new Error('down')))).rejects.toThrow('down')
+    // A neutral answer does not reset the consecutive failures: the next failure opens.
+    expect(await breaker.execute(() => 429, (status) => status === 429)).toBe(429)
+    await expect(breaker.execute(() => Promise.reject(new Error('down')))).rejects.toThrow('down')
+    expect(breaker.state).toBe('open')
+    reach('half-open')
+    for (let i = 0; i < 3; i++) expect(await breaker.execute(() => 429, (status) => status === 429)).toBe(429)
+    expect(breaker.state).toBe('half-open')
+    expect(await breaker.execute(() => 201, (status) => status === 429)).toBe(201)
+    expect(breaker.state).toBe('closed')
+  })
+
   test('throws BreakerOpenError without calling fn while open', async () => {
     const { breaker, reach, advance } = setup()
     reach('open')

@@ -1,21 +1,47 @@
 import { describe, expect, test } from 'bun:test'
-import { backoffDelayMs, isRetryableStatus, nextRetryDelayMs, parseRetryAfter } from '../../../src/proxy/retry-policy.ts'
+import {
+  backoffDelayMs,
+  classifyApiAnswer,
+  isCaptureRejected,
+  isRetryableAnswer,
+  nextRetryDelayMs,
+  parseRetryAfter,
+} from '../../../src/proxy/retry-policy.ts'
 
 const policy = { maxRetries: 3, initialDelayMs: 1000, deadlineMs: 30_000 }
 
 describe('retry policy (SPEC.md "Proxy, API mode")', () => {
+  const REJECTED_500 = JSON.stringify({ type: '/errors/internal', status: 500, capture_rejected: true })
   test.each([
-    [500, true],
-    [502, true],
-    [503, true],
-    [429, true],
-    [400, false],
-    [401, false],
-    [404, false],
-    [409, false],
-    [201, false],
-  ])('status %d retryable: %p', (status, expected) => {
-    expect(isRetryableStatus(status)).toBe(expected)
+    [201, '', 'ok', false],
+    [400, '', 'rejected', false],
+    [409, '', 'rejected', false],
+    [413, '', 'rejected', false],
+    [422, '', 'rejected', false],
+    [500, REJECTED_500, 'rejected', false],
+    [401, '', 'refused', false],
+    [403, '', 'refused', false],
+    [404, '', 'refused', false],
+    [429, '', 'throttled', true],
+    [503, '', 'throttled', true],
+    [500, '', 'unavailable', true],
+    [500, '{"capture_rejected":"true"}', 'unavailable', true],
+    [502, REJECTED_500, 'unavailable', true],
+    [504, '', 'unavailable', true],
+  ] as const)('status %d with body %j is %s (retried: %p)', (status, body, kind, retried) => {
+    expect(classifyApiAnswer(status, body)).toBe(kind)
+    expect(isRetryableAnswer(kind)).toBe(retried)
+  })
+
+  test.each([
+    ['{"capture_rejected":true}', true],
+    ['{"capture_rejected":false}', false],
+    ['{"detail":"capture_rejected"}', false],
+    ['capture_rejected: true', false],
+    ['[{"capture_rejected":true}]', false],
+    ['null', false],
+  ])('%s marks the capture as rejected: %p', (body, expected) => {
+    expect(isCaptureRejected(body)).toBe(expected)
   })
 
   test('the delay doubles on each retry: 1s, 2s, 4s', () => {
