@@ -22,6 +22,11 @@
  *   is matched as `/`.
  * - A pattern must start with `/` or `*`; one that does not could never
  *   match a request path and is rejected rather than guessed at.
+ * - The base rules deny every method but GET, HEAD and OPTIONS, not only
+ *   the four that evaluation rule 3 names (see `BASE_SHADOW_RULES`), so no
+ *   request is left unmatched and evaluation rule 2 never applies.
+ * - TRACE is shadowed only by a rule that names it: an `allow` rule with
+ *   method `*` does not match it (a `deny` rule with `*` does).
  */
 import {
   compilePathPattern,
@@ -39,11 +44,24 @@ export const RULE_SOURCES = ['user', 'base'] as const
 export type RuleSource = (typeof RULE_SOURCES)[number]
 
 /**
- * SPEC.md evaluation rule 3: "Base rules are always appended last: deny
- * POST, PUT, DELETE and PATCH." They cannot be dropped, only overridden by
- * an earlier user rule (rule 4).
+ * The base rules, always appended after the user's (SPEC.md evaluation
+ * rules 3 and 4): they cannot be dropped, only overridden by an earlier
+ * user rule. Rule 3 lists POST, PUT, DELETE and PATCH, and ends "So by
+ * default only GET, HEAD and OPTIONS are shadowed"; that summary is what is
+ * implemented, because denying four methods by name would shadow every
+ * other one with side effects (WebDAV's MOVE, LOCK and PROPPATCH, PURGE,
+ * CONNECT) and TRACE. The last entry matches every request, so it decides
+ * whatever no earlier rule did (docs/proxy.md "Which requests are shadowed").
  */
-export const BASE_SHADOW_RULES = 'deny POST:*,deny PUT:*,deny DELETE:*,deny PATCH:*'
+export const BASE_SHADOW_RULES = 'allow GET:*,allow HEAD:*,allow OPTIONS:*,deny *:*'
+
+/**
+ * Methods that an `allow` rule with method `*` does not match: only a rule
+ * naming them shadows them. A TRACE response echoes the request it got,
+ * credentials included, into its body (RFC 9110 §9.3.8), where header
+ * redaction cannot reach them.
+ */
+export const EXPLICIT_ONLY_METHODS = ['TRACE'] as const
 
 export interface ShadowRule {
   readonly action: RuleAction
@@ -59,13 +77,15 @@ export interface ShadowRule {
 }
 
 /**
- * The answer for one request. A request denied by a rule carries that rule,
- * so the proxy can count the skip (`denied_by_rule`) and log which rule it
- * was; an unmatched request is shadowed with no rule (evaluation rule 2).
+ * The answer for one request, with the rule that gave it (a user rule or a
+ * base rule), so the proxy can count a skip (`denied_by_rule`) and log
+ * which rule it was. Every request matches some rule: the base rules end
+ * with `deny *:*`.
  */
-export type ShadowDecision =
-  | { readonly shadow: true; readonly rule: ShadowRule | undefined }
-  | { readonly shadow: false; readonly rule: ShadowRule }
+export interface ShadowDecision {
+  readonly shadow: boolean
+  readonly rule: ShadowRule
+}
 
 export interface ShadowRules {
   /** User rules in order, then the base rules. */
@@ -96,7 +116,6 @@ const FORMAT = 'must be "ACTION METHOD:path"'
 const ENTRY = /^(\S+)\s+(\S+)$/
 /** RFC 9110 section 5.6.2: `token = 1*tchar`. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-const UNMATCHED: ShadowDecision = Object.freeze({ shadow: true, rule: undefined })
 
 /** Parses a rule list (no base rules added). Throws `ShadowRuleError` on the first bad entry. */
 export function parseShadowRules(text: string, source: RuleSource = 'user'): ShadowRule[] {
@@ -134,6 +153,10 @@ function isAction(text: string): text is RuleAction {
 }
 
 const BASE_RULES: readonly ShadowRule[] = Object.freeze(parseShadowRules(BASE_SHADOW_RULES, 'base'))
+/** The last base rule, `deny *:*`: what decides a request no earlier rule matched. */
+const CATCH_ALL = BASE_RULES[BASE_RULES.length - 1]!
+const CATCH_ALL_DECISION: ShadowDecision = Object.freeze({ shadow: false, rule: CATCH_ALL })
+const EXPLICIT_ONLY: ReadonlySet<string> = new Set(EXPLICIT_ONLY_METHODS)
 
 /**
  * Compiles the user's rule list (may be blank or undefined) followed by the
@@ -142,8 +165,11 @@ const BASE_RULES: readonly ShadowRule[] = Object.freeze(parseShadowRules(BASE_SH
 export function compileShadowRules(text: string | undefined): ShadowRules {
   const rules = Object.freeze([...parseShadowRules(text ?? ''), ...BASE_RULES])
   // One frozen decision per rule, built now, so a request allocates none.
-  const compiled = rules.map((rule) => ({
+  // The catch-all is not tested: it is what the loop falls through to.
+  const compiled = rules.slice(0, -1).map((rule) => ({
     method: rule.method,
+    /** `allow *:...`: every method but the explicit-only ones. */
+    allowsAnyMethod: rule.method === '*' && rule.action === 'allow',
     keepsDoubledSlashes: rule.pattern.keepsDoubledSlashes,
     test: rule.pattern.test,
     decision: Object.freeze({ shadow: rule.action === 'allow', rule }) as ShadowDecision,
@@ -154,14 +180,15 @@ export function compileShadowRules(text: string | undefined): ShadowRules {
     const bare = query === -1 ? path : path.slice(0, query)
     const lower = bare === '' ? '/' : decodeUnreserved(bare).toLowerCase()
     const upperMethod = method.toUpperCase()
+    const explicitOnly = EXPLICIT_ONLY.has(upperMethod)
     let merged: string | undefined
     for (const rule of compiled) {
       // Evaluation rule 1: in order, the first match wins.
-      if (rule.method !== '*' && rule.method !== upperMethod) continue
+      if (rule.method === '*' ? explicitOnly && rule.allowsAnyMethod : rule.method !== upperMethod) continue
       const candidate = rule.keepsDoubledSlashes ? lower : (merged ??= mergeSlashes(lower))
       if (rule.test(candidate)) return rule.decision
     }
-    return UNMATCHED
+    return CATCH_ALL_DECISION
   }
 
   return Object.freeze({ rules, shouldShadow })

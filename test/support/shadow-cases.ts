@@ -290,6 +290,43 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
     },
   },
   {
+    name: 'base rules: MOVE, PURGE, LOCK, PROPPATCH, TRACE and other methods go to live only',
+    async run(c) {
+      const methods = ['MOVE', 'PURGE', 'LOCK', 'PROPPATCH', 'TRACE', 'MKCOL', 'COPY']
+      for (const method of methods) {
+        const response = await drained(await c.request('/api/resource', { method }))
+        expect(response.status).toBe(200)
+      }
+      await drained(await c.request('/api/resource'))
+      const counts = await c.settled()
+      expect(c.live.requests.map((r) => r.method)).toEqual([...methods, 'GET'])
+      expect(counts.skipped.denied_by_rule).toBe(methods.length)
+      expect(c.shadow.requests.map((r) => r.method)).toEqual(['GET'])
+    },
+  },
+  {
+    name: 'user rules allow other methods by name; allow *:path allows every method but TRACE',
+    config: { shadowRules: 'allow PURGE:/api/cache/*, allow *:/api/any, allow TRACE:/api/trace' },
+    async run(c) {
+      const sent: [method: string, path: string][] = [
+        ['PURGE', '/api/cache/img.png'],
+        ['PURGE', '/api/other'],
+        ['MOVE', '/api/any'],
+        ['TRACE', '/api/any'],
+        ['TRACE', '/api/trace'],
+      ]
+      for (const [method, path] of sent) await drained(await c.request(path, { method }))
+      const counts = await c.settled()
+      expect(c.live.requests).toHaveLength(sent.length)
+      expect(counts.skipped.denied_by_rule).toBe(2)
+      expect(c.shadow.requests.map((r) => `${r.method} ${r.target}`).sort()).toEqual([
+        'MOVE /api/any',
+        'PURGE /api/cache/img.png',
+        'TRACE /api/trace',
+      ])
+    },
+  },
+  {
     name: 'a user rule allows POST:/api/search and denies GET:/api/admin/*; first match wins, case-insensitive',
     config: { shadowRules: 'allow POST:/api/search, deny GET:/api/admin/*' },
     async run(c) {

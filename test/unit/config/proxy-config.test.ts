@@ -51,10 +51,10 @@ describe('loadProxyConfig: SPEC.md "Proxy, common" defaults', () => {
     expect(config.shadow.shadowRules.shouldShadow('POST', '/api/orders').shadow).toBe(false)
     expect(config.shadow.shadowRules.rules.map((r) => r.text)).toEqual([
       'allow POST:/api/search',
-      'deny POST:*',
-      'deny PUT:*',
-      'deny DELETE:*',
-      'deny PATCH:*',
+      'allow GET:*',
+      'allow HEAD:*',
+      'allow OPTIONS:*',
+      'deny *:*',
     ])
   })
 

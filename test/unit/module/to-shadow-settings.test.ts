@@ -28,7 +28,7 @@ describe('toShadowSettings', () => {
       httpClient: { ...DEFAULT_HTTP_CLIENT },
       redactedFields: [],
       diff: { ...DEFAULT_DIFF_CONFIG },
-      rules: ['base: deny POST:*', 'base: deny PUT:*', 'base: deny DELETE:*', 'base: deny PATCH:*'],
+      rules: ['base: allow GET:*', 'base: allow HEAD:*', 'base: allow OPTIONS:*', 'base: deny *:*'],
     })
     expect(MODULE_GATE_LABEL).toBe('')
   })
@@ -82,10 +82,10 @@ describe('toShadowSettings', () => {
       rules: [
         'user: allow POST:/api/search',
         'user: deny GET:/admin/*',
-        'base: deny POST:*',
-        'base: deny PUT:*',
-        'base: deny DELETE:*',
-        'base: deny PATCH:*',
+        'base: allow GET:*',
+        'base: allow HEAD:*',
+        'base: allow OPTIONS:*',
+        'base: deny *:*',
       ],
     })
   })

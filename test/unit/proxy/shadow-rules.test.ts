@@ -115,7 +115,7 @@ describe('SPEC wildcard table', () => {
     })
   }
 
-  test('bare `*` does not match another method', () => {
+  test('a rule for one method does not match another', () => {
     expect(compileShadowRules('deny GET:*').shouldShadow('HEAD', '/x').shadow).toBe(true)
   })
 })
@@ -133,30 +133,60 @@ describe('evaluation rules', () => {
     })
   })
 
-  test('a request that matches no rule is shadowed, with no rule', () => {
-    const decision = compileShadowRules('deny GET:/admin/*').shouldShadow('GET', '/users')
-    expect(decision).toEqual({ shadow: true, rule: undefined })
+  test('a request no user rule matches is decided by a base rule, never left unmatched', () => {
+    const rules = compileShadowRules('deny GET:/admin/*')
+    expect(rules.shouldShadow('GET', '/users')).toMatchObject({
+      shadow: true,
+      rule: { source: 'base', text: 'allow GET:*' },
+    })
+    expect(rules.shouldShadow('MKCOL', '/users')).toMatchObject({
+      shadow: false,
+      rule: { source: 'base', text: 'deny *:*' },
+    })
   })
 
-  test('base rules deny POST, PUT, DELETE and PATCH', () => {
+  test('the base rules: GET, HEAD and OPTIONS are allowed, every other method is denied by deny *:*', () => {
+    expect(BASE_SHADOW_RULES).toBe('allow GET:*,allow HEAD:*,allow OPTIONS:*,deny *:*')
     const rules = compileShadowRules(undefined)
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
-      const decision = rules.shouldShadow(method, '/anything')
-      expect(decision.shadow).toBe(false)
-      expect(decision.rule).toMatchObject({
-        source: 'base',
-        action: 'deny',
-        method,
-        text: `deny ${method}:*`,
+    for (const method of ['GET', 'HEAD', 'OPTIONS']) {
+      expect(rules.shouldShadow(method, '/anything')).toMatchObject({
+        shadow: true,
+        rule: { source: 'base', action: 'allow', method, text: `allow ${method}:*` },
       })
     }
   })
 
-  test('by default only GET, HEAD, OPTIONS (and other safe methods) are shadowed', () => {
-    const rules = compileShadowRules('')
-    for (const method of ['GET', 'HEAD', 'OPTIONS', 'PROPFIND']) {
-      expect(rules.shouldShadow(method, '/x')).toEqual({ shadow: true, rule: undefined })
-    }
+  // The default, method by method: SPEC.md "by default only GET, HEAD and
+  // OPTIONS are shadowed" holds for every method, not only the four that
+  // rule 3 names.
+  const DEFAULT_DECISIONS: readonly [method: string, shadowed: boolean][] = [
+    ['GET', true],
+    ['HEAD', true],
+    ['OPTIONS', true],
+    ['get', true],
+    ['POST', false],
+    ['PUT', false],
+    ['DELETE', false],
+    ['PATCH', false],
+    ['patch', false],
+    ['TRACE', false],
+    ['CONNECT', false],
+    ['PURGE', false],
+    ['MOVE', false],
+    ['COPY', false],
+    ['LOCK', false],
+    ['UNLOCK', false],
+    ['MKCOL', false],
+    ['PROPFIND', false],
+    ['PROPPATCH', false],
+    ['SEARCH', false],
+    ['QUERY', false],
+    ['X-CUSTOM', false],
+  ]
+  test.each(DEFAULT_DECISIONS)('by default %s is shadowed: %p', (method, shadowed) => {
+    const decision = compileShadowRules('').shouldShadow(method, '/api/x')
+    expect(decision.shadow).toBe(shadowed)
+    expect(decision.rule.source).toBe('base')
   })
 
   test('base rules are appended after the user rules', () => {
@@ -192,12 +222,41 @@ describe('evaluation rules', () => {
     })
   })
 
-  test('allow *:* shadows every method, and the base rules stay in the list', () => {
+  test('allow *:* shadows every method but TRACE, and the base rules stay in the list', () => {
     const rules = compileShadowRules('allow *:*')
-    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'PURGE', 'MOVE', 'CONNECT']) {
       expect(rules.shouldShadow(method, '/x').shadow).toBe(true)
     }
+    expect(rules.shouldShadow('TRACE', '/x')).toMatchObject({ shadow: false, rule: { text: 'deny *:*' } })
     expect(rules.rules).toHaveLength(5)
+  })
+
+  // User rules over the base rules: [rules, method, path, shadowed, deciding rule].
+  const OVERRIDES: readonly [string, string, string, boolean, string][] = [
+    ['allow POST:/api/search', 'POST', '/api/search', true, 'allow POST:/api/search'],
+    ['allow POST:/api/search', 'POST', '/api/orders', false, 'deny *:*'],
+    ['allow POST:/api/search', 'PURGE', '/api/search', false, 'deny *:*'],
+    ['allow PURGE:/cache/*', 'PURGE', '/cache/img/1.png', true, 'allow PURGE:/cache/*'],
+    ['allow PURGE:/cache/*', 'purge', '/CACHE/x', true, 'allow PURGE:/cache/*'],
+    ['allow PURGE:/cache/*', 'PURGE', '/other', false, 'deny *:*'],
+    ['allow PURGE:/cache/*', 'MOVE', '/cache/x', false, 'deny *:*'],
+    ['allow *:/x', 'MOVE', '/x', true, 'allow *:/x'],
+    ['allow *:/x', 'PROPPATCH', '/x', true, 'allow *:/x'],
+    ['allow *:/x', 'TRACE', '/x', false, 'deny *:*'],
+    ['allow *:/x', 'trace', '/x', false, 'deny *:*'],
+    ['allow *:/x', 'MOVE', '/y', false, 'deny *:*'],
+    ['allow TRACE:/x', 'TRACE', '/x', true, 'allow TRACE:/x'],
+    ['allow trace:*', 'TRACE', '/anything', true, 'allow trace:*'],
+    ['allow *:/x, allow TRACE:/x', 'TRACE', '/x', true, 'allow TRACE:/x'],
+    // `deny` with `*` matches TRACE too: first match wins.
+    ['deny *:/x, allow TRACE:/x', 'TRACE', '/x', false, 'deny *:/x'],
+    ['deny *:/admin/*', 'GET', '/admin/a', false, 'deny *:/admin/*'],
+    ['deny GET:/admin/*', 'HEAD', '/admin/a', true, 'allow HEAD:*'],
+  ]
+  test.each(OVERRIDES)('%p: %s %s shadowed %p, by %p', (text, method, path, shadowed, by) => {
+    const decision = compileShadowRules(text).shouldShadow(method, path)
+    expect(decision.shadow).toBe(shadowed)
+    expect(decision.rule.text).toBe(by)
   })
 
   test('a denied request names the rule that denied it', () => {
