@@ -6,6 +6,7 @@ import type { GateStore } from '../store/gate-store.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
+import type { IngestBacklog } from './ingest-backlog.ts'
 import type { SchemaReadiness } from './schema-readiness.ts'
 
 /** Everything the routes need, built once at startup and passed in. */
@@ -18,6 +19,8 @@ export interface ApiContext {
   readonly stats: StatsStore
   /** Gate settings for ingest, reused for a second. */
   readonly gateSettings: GateSettingsCache
+  /** Captures accepted and not yet answered, bounded (503 above the bound). */
+  readonly ingestBacklog: IngestBacklog
   readonly registry: Registry
   readonly comparisons: ComparisonMetrics
   /** Whether the database is migrated, for readiness. */

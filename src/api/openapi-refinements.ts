@@ -17,7 +17,7 @@ const ERROR_MEANINGS: Readonly<Record<string, string>> = {
   '413': 'Request body above the limit',
   '429': 'Rate limited: see Retry-After',
   '500': 'Internal error: the problem carries the request id',
-  '503': 'Not ready',
+  '503': 'Too many captures are waiting for the database: see Retry-After',
 }
 
 interface ResponseObject {

@@ -10,6 +10,7 @@ const KINDS: Record<AppErrorCode | 'internal', { status: number; title: string }
   conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
+  unavailable: { status: 503, title: 'Service unavailable' },
   internal: { status: 500, title: 'Internal server error' },
 }
 

@@ -10,6 +10,7 @@ import type { ApiContext } from './api-context.ts'
 import { startCleanupJob } from './cleanup-job.ts'
 import { createApiApp } from './create-api-app.ts'
 import { GateSettingsCache } from './gate-settings-cache.ts'
+import { CAPTURES_PER_CONNECTION, IngestBacklog } from './ingest-backlog.ts'
 import { createHttpHandler } from './http-handler.ts'
 import { apiBearerCheck } from './plugins/auth.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
@@ -63,6 +64,7 @@ export async function createApi(
     db,
     gates,
     gateSettings: new GateSettingsCache(gates),
+    ingestBacklog: new IngestBacklog(config.database.maxConns * CAPTURES_PER_CONNECTION),
     requests: createRequestStore(db.sql),
     stats: createStatsStore(db.sql),
     registry,

@@ -17,6 +17,7 @@ export const APP_ERROR_CODES = [
   'conflict',
   'payload-too-large',
   'rate-limited',
+  'unavailable',
 ] as const
 export type AppErrorCode = (typeof APP_ERROR_CODES)[number]
 
@@ -91,5 +92,16 @@ export class RateLimitedError extends AppError {
   }
   get detail(): string {
     return this.message
+  }
+}
+
+/** The API cannot take this now (too many captures waiting for the database); try again after `retryAfterSeconds`. */
+export class UnavailableError extends AppError {
+  readonly code = 'unavailable'
+  constructor(
+    readonly detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail)
   }
 }

@@ -44,7 +44,7 @@ export function requestRoutes(ctx: ApiContext) {
     .post(
       '/gates/:gate_id/requests',
       async ({ params, body, request, set }) => {
-        const summary = await ingestCapture(ctx, params.gate_id, body, requestFacts(request).requestId)
+        const summary = await ctx.ingestBacklog.admit(() => ingestCapture(ctx, params.gate_id, body, requestFacts(request).requestId))
         set.status = 201
         return { data: summary }
       },
@@ -52,7 +52,7 @@ export function requestRoutes(ctx: ApiContext) {
         parse: parseJsonBody,
         params: gateIdParams,
         body: createRequestBody,
-        response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
+        response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 429, 500, 503) },
         detail: {
           operationId: 'createRequest',
           summary: 'Store a capture (sent by proxies); the API redacts it and computes the diff when none is given',
