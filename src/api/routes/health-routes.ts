@@ -1,19 +1,21 @@
 import { Elysia } from 'elysia'
 import { PROMETHEUS_CONTENT_TYPE } from '../../metrics/index.ts'
 import type { ApiContext } from '../api-context.ts'
-import { readinessBody, readinessOf } from '../readiness.ts'
+import { readinessBody } from '../readiness.ts'
+import { readinessCache } from '../readiness-cache.ts'
 
 /** How long readiness waits for the database before saying 503. */
 const READY_QUERY_TIMEOUT_MS = 1000
 
 /** SPEC.md "Infrastructure (unauthenticated)". */
 export function healthRoutes(ctx: ApiContext) {
+  const readiness = readinessCache(ctx, { timeoutMs: READY_QUERY_TIMEOUT_MS })
   const app = new Elysia({ name: 'health-routes' })
     .get('/health/live', () => ({ status: 'ok' }), { detail: { hide: true } })
     .get(
       '/health/ready',
       async () => {
-        const state = await readinessOf(ctx, READY_QUERY_TIMEOUT_MS)
+        const state = await readiness()
         return Response.json(readinessBody(state), { status: state.ready ? 200 : 503 })
       },
       { detail: { hide: true } },
