@@ -24,7 +24,8 @@ export function templateOfSegments(segments: readonly string[]): string {
   for (const segment of segments) {
     template += '/'
     if (isIdentifierLike(decodedSegment(segment))) template += ID_PLACEHOLDER
-    else template += BRACE.test(segment) ? segment.replace(/\{/g, '%7B').replace(/\}/g, '%7D') : segment
+    else if (BRACE.test(segment)) template += segment.replace(/\{/g, '%7B').replace(/\}/g, '%7D')
+    else template += segment
   }
   return template
 }

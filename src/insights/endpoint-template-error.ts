@@ -15,7 +15,7 @@ export class EndpointTemplateError extends Error {
   }
 }
 
-/** Templates are settings, not secrets; a long one is cut so the message stays one readable line. */
+/** Templates are settings, not secrets; a long one is cut so that the message stays readable. */
 const MAX_SHOWN = 120
 
 function describe(template: string | undefined, reason: string, index: number | undefined): string {

@@ -32,7 +32,9 @@ export function parseEndpointTemplate(source: string): EndpointTemplate {
     throw new EndpointTemplateError(source, reason)
   }
   if (source === '') fail('it is empty')
-  if (source.length > MAX_TEMPLATE_LENGTH) fail(`it is longer than ${MAX_TEMPLATE_LENGTH} characters`)
+  if (source.length > MAX_TEMPLATE_LENGTH) {
+    fail(`it is longer than ${MAX_TEMPLATE_LENGTH} characters`)
+  }
   if (source[0] !== '/') fail('it must start with "/"')
   if (FORBIDDEN.test(source)) fail('it contains a space or a control character')
   if (/[?#]/.test(source)) fail('a template is a path alone, without "?" or "#"')

@@ -1,6 +1,10 @@
 import { templateOfSegments } from './automatic-template.ts'
 import { EndpointTemplateError } from './endpoint-template-error.ts'
-import { matchesTemplate, parseEndpointTemplate, type EndpointTemplate } from './endpoint-template.ts'
+import {
+  matchesTemplate,
+  parseEndpointTemplate,
+  type EndpointTemplate,
+} from './endpoint-template.ts'
 import { decodedSegment, routeSegments } from './route-path.ts'
 
 /** At most this many explicit templates per list (a gate's `endpoints`, SVC_APP_ENDPOINTS). */
@@ -46,7 +50,7 @@ export class EndpointTemplates {
     return new EndpointTemplates(Object.freeze(templates))
   }
 
-  /** The template of a request path: the first explicit one that matches, else the automatic one. */
+  /** A request path's template: the first explicit one that matches, else the automatic one. */
   templateOf(path: string): string {
     const segments = routeSegments(path)
     if (this.templates.length > 0) {
@@ -59,7 +63,7 @@ export class EndpointTemplates {
   }
 }
 
-/** Why a list of templates is invalid, or undefined when it is fine: for API and config messages. */
+/** Why a list of templates is invalid, or undefined when it is fine: for API and config errors. */
 export function endpointTemplatesProblem(sources: readonly string[]): string | undefined {
   try {
     EndpointTemplates.parse(sources)

@@ -1,4 +1,6 @@
 // Endpoints and diff signatures (docs/insights.md): pure code, no I/O.
+// The hub imports signature-summary.ts directly: this index also pulls in
+// node:crypto (signature-id.ts), which has no place in a browser bundle.
 
 export { isIdentifierLike } from './identifier-like.ts'
 export { decodedSegment, routeSegments } from './route-path.ts'
@@ -25,3 +27,25 @@ export {
   type KnownSet,
 } from './endpoint.ts'
 
+export { ERROR_CLASSES, errorClassOf, type ErrorClass } from './error-class.ts'
+export { generalisedPath, INDEX_PLACEHOLDER, KEY_PLACEHOLDER } from './signature-path.ts'
+export {
+  MAX_SIGNATURE_OPS,
+  SIGNATURE_KINDS,
+  type DiffSignature,
+  type ErrorSignature,
+  type Signature,
+  type SignatureContent,
+  type SignatureKind,
+  type SignatureOp,
+} from './signature.ts'
+export { canonicalSignature, SIGNATURE_ID_LENGTH, signatureId } from './signature-id.ts'
+export {
+  diffSignature,
+  errorSignature,
+  signatureOf,
+  type ResponseOutcome,
+  type SignatureSubject,
+} from './signature-of.ts'
+export { MAX_SIGNATURES_PER_GATE, overflowSignature, signatureWithinCap } from './signature-cap.ts'
+export { SUMMARY_PATHS, signatureSummary, type SummarySubject } from './signature-summary.ts'

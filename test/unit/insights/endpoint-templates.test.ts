@@ -43,7 +43,9 @@ describe('a list of explicit templates', () => {
     const error = errorOf(() => EndpointTemplates.parse(['/ok/{id}', '/bad/{id', '/worse*']))
     expect(error.template).toBe('/bad/{id')
     expect(error.index).toBe(1)
-    expect(error.message).toBe('invalid endpoint template "/bad/{id" (at index 1): "{" is not closed')
+    expect(error.message).toBe(
+      'invalid endpoint template "/bad/{id" (at index 1): "{" is not closed',
+    )
   })
 
   test('refuses a template listed twice', () => {
