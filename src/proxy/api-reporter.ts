@@ -1,7 +1,8 @@
 /**
  * API mode's sink: each capture is POSTed to /gates/{id}/requests as
  * SPEC.md's createRequest body, without `diff` (the API computes it), the
- * request id both as body `id` and as X-Request-ID. Bodies are base64, as
+ * capture's id (the proxy's own, fresh for each capture) both as body `id`
+ * and as X-Request-ID. Bodies are base64, as
  * received (compressed stays compressed: the API decodes its own copy).
  *
  * Headers are redacted here already (the defaults and the gate's fields),

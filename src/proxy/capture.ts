@@ -19,8 +19,13 @@ export interface CapturedExchange {
 }
 
 export interface Capture {
-  /** The request id (UUID): the client's X-Request-ID when it is one, else generated. */
+  /**
+   * The capture's id: a UUID the proxy makes for each capture, never the
+   * client's X-Request-ID, which a client may reuse (docs/proxy.md "API mode").
+   */
   readonly id: string
+  /** The client's X-Request-ID as sent (for logs), undefined when absent. */
+  readonly clientRequestId?: string
   readonly method: string
   /** The path without its query. */
   readonly path: string
@@ -50,6 +55,8 @@ export type SinkOutcome =
  */
 export interface ShadowNotAttempted {
   readonly id: string
+  /** The client's X-Request-ID as sent (for logs), undefined when absent. */
+  readonly clientRequestId?: string
   readonly method: string
   /** The path without its query. */
   readonly path: string

@@ -4,7 +4,9 @@
  * here, counted in `svc_responses_compared_total`, and a diff is logged as
  * `response diff detected` with `request.id`, `request.method`,
  * `request.path`, `live_status`, `shadow_status` and the formatted `diff`
- * (SPEC.md "Events"). Nothing is sent anywhere.
+ * (SPEC.md "Events"), plus the client's own X-Request-ID when it sent one
+ * (`request.id` is the capture's id, docs/proxy.md). Nothing is sent
+ * anywhere.
  */
 import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions } from '../diff/index.ts'
 import type { Logger, RateLimitedLogger } from '../log/index.ts'
@@ -34,12 +36,21 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
   // shadow that is down fails every request the same way: one line per
   // interval, the counter has the exact number.
-  function error(id: string, method: string, path: string, liveStatus: number, shadowStatus: number, cause: string) {
+  function error(
+    id: string,
+    clientRequestId: string | undefined,
+    method: string,
+    path: string,
+    liveStatus: number,
+    shadowStatus: number,
+    cause: string,
+  ) {
     comparisons.record('error')
     warnings.warn(
       'comparison failed',
       {
         'request.id': id,
+        ...clientIdAttr(clientRequestId),
         'request.method': method,
         'request.path': path,
         live_status: liveStatus,
@@ -63,6 +74,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
           comparisons.record('diff', comparison.ops.length)
           logger.info(DIFF_LOG_MESSAGE, {
             'request.id': capture.id,
+            ...clientIdAttr(capture.clientRequestId),
             'request.method': capture.method,
             'request.path': capture.path,
             live_status: capture.live.status,
@@ -71,15 +83,22 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
           })
           break
         case 'error':
-          error(capture.id, capture.method, capture.path, capture.live.status, capture.shadow.status, comparison.cause)
+          error(capture.id, capture.clientRequestId, capture.method, capture.path, capture.live.status, capture.shadow.status, comparison.cause)
           break
       }
       return { kind: 'compared', result: comparison.kind }
     },
     // An error needs the statuses, the ids and the cause only.
     shadowNotAttempted(request: ShadowNotAttempted): SinkOutcome {
-      error(request.id, request.method, request.path, request.liveStatus, 0, request.cause)
+      error(request.id, request.clientRequestId, request.method, request.path, request.liveStatus, 0, request.cause)
       return erred
     },
   }
 }
+
+/** OpenTelemetry's name for a request header as a log attribute; absent when the client sent none. */
+function clientIdAttr(clientRequestId: string | undefined): Record<string, string> {
+  return clientRequestId === undefined ? NO_ATTRS : { 'http.request.header.x-request-id': clientRequestId }
+}
+
+const NO_ATTRS: Record<string, string> = {}

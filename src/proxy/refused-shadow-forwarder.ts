@@ -41,6 +41,8 @@ export interface RefusedShadowForwarderOptions {
 /** One request to forward: what the caller has read and decided. */
 export interface RefusedShadowRequest {
   readonly id: string
+  /** The client's X-Request-ID as sent, for the log. */
+  readonly clientRequestId: string | undefined
   readonly method: string
   /** Path and query. */
   readonly target: string
@@ -59,12 +61,13 @@ export function createRefusedShadowForwarder(
   // The cause whenever live answers: the same for every request.
   const shadowOnlyCause = failureCause(undefined, notAttemptedText)
 
-  return async ({ id, method, target, headers, body }) => {
+  return async ({ id, clientRequestId, method, target, headers, body }) => {
     const result = await live.send(method, target, headers, body)
     let outcome: SinkOutcome
     try {
       outcome = report({
         id,
+        clientRequestId,
         method,
         path: splitTarget(target).path,
         liveStatus: result.ok ? result.exchange.response.status : 0,

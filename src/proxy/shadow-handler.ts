@@ -31,7 +31,7 @@ import { createDiffLogSink } from './diff-log-sink.ts'
 import { upstreamRequestHeaders } from './forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
-import { requestIdOf } from '../net/request-id.ts'
+import { REQUEST_ID_HEADER } from '../net/request-id.ts'
 import { pathAndQueryOf } from '../net/request-target.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
@@ -207,13 +207,18 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         })
       }
     }
-    const id = requestIdOf(request.headers)
+    // The proxy's own id for the capture: a client's X-Request-ID may be
+    // reused, and the API keeps one capture per id (docs/proxy.md "API
+    // mode"). The client's id still reaches live and the shadow, and is
+    // stored among the request headers and logged beside it.
+    const id = crypto.randomUUID()
+    const clientRequestId = clientRequestIdOf(request.headers)
     // The shadow refused a connection within the window and the sink takes
     // the error without a capture: forwarded as an unshadowed request,
     // compared as an error when live's headers are in
     // (`refused-shadow-forwarder.ts`, which gives the slot back).
     if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
-      return forwardRefused({ id, method, target, headers, body: body === null ? null : bytes })
+      return forwardRefused({ id, clientRequestId, method, target, headers, body: body === null ? null : bytes })
     }
     const createdAt = new Date()
     let settleLive!: (outcome: LiveOutcome) => void
@@ -239,6 +244,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       (task) =>
         compare(task.signal, {
           id,
+          clientRequestId,
           method,
           target,
           headers,
@@ -273,6 +279,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 
   interface Pending {
     readonly id: string
+    readonly clientRequestId: string | undefined
     readonly method: string
     readonly target: string
     readonly headers: Headers
@@ -312,6 +319,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         const body = pending.body ?? EMPTY
         const capture: Capture = {
           id: pending.id,
+          clientRequestId: pending.clientRequestId,
           method: pending.method,
           path,
           rawQuery,
@@ -397,6 +405,14 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     },
   }
 }
+
+/** The client's X-Request-ID as sent, whatever its form, cut to a length a log line can carry; undefined when absent. */
+function clientRequestIdOf(headers: Headers): string | undefined {
+  const given = headers.get(REQUEST_ID_HEADER)
+  return given === null ? undefined : given.slice(0, MAX_LOGGED_REQUEST_ID)
+}
+
+const MAX_LOGGED_REQUEST_ID = 128
 
 /** Made when the timer fires, not per request: an Error costs a stack capture. */
 function abandonOnTimeout(abandon: (reason: unknown) => void, timeoutMs: number): void {

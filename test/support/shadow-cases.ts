@@ -349,7 +349,7 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
     },
   },
   {
-    name: 'logs "response diff detected" with request.id, method, path, both statuses and the diff; gate=""',
+    name: 'logs "response diff detected" with its own request.id, the client\'s X-Request-ID, method, path, both statuses and the diff; gate=""',
     async run(c) {
       c.live.route('/api/whoami', () => json({ name: 'live' }))
       c.shadow.route('/api/whoami', () => json({ name: 'candidate' }))
@@ -360,13 +360,18 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
       const record = await c.waitForRecord('response diff detected')
       expect(record).toMatchObject({
         level: 'INFO',
-        'request.id': REQUEST_ID,
+        'http.request.header.x-request-id': REQUEST_ID,
         'request.method': 'GET',
         'request.path': '/api/whoami',
         live_status: 200,
         shadow_status: 200,
         diff: 'replace /body/name="candidate"',
       })
+      // The capture's id is the proxy's own (a client may reuse its ids); both upstreams got the client's.
+      expect(record['request.id']).not.toBe(REQUEST_ID)
+      expect(record['request.id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(c.live.requests[0]!.headers.get('x-request-id')).toBe(REQUEST_ID)
+      expect(c.shadow.requests[0]!.headers.get('x-request-id')).toBe(REQUEST_ID)
       await c.settled()
       expect(await c.metric('svc_responses_compared_total', { gate: '', result: 'diff' })).toBe(1)
       expect(await c.metric('svc_diff_operations_count', { gate: '' })).toBe(1)

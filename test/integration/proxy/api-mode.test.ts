@@ -113,14 +113,27 @@ interface StoredRequest {
   diff: { content: Array<{ op: string; path: string; value?: unknown }> }
 }
 
-async function stored(id: string): Promise<StoredRequest> {
-  const response = await api.call('GET', `/gates/${gateId}/requests/${id}`)
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { data: StoredRequest }).data
+/**
+ * The capture of the request sent with this X-Request-ID: the capture's id
+ * is the proxy's own, the client's id is among the stored headers.
+ */
+async function stored(clientId: string, gate = gateId): Promise<StoredRequest> {
+  const list = await api.call('GET', `/gates/${gate}/requests?limit=20`)
+  for (const { id } of ((await list.json()) as { data: Array<{ id: string }> }).data) {
+    const request = ((await (await api.call('GET', `/gates/${gate}/requests/${id}`)).json()) as { data: StoredRequest }).data
+    if (request.headers['X-Request-Id']?.[0] === clientId) return request
+  }
+  throw new Error(`no capture of the request with X-Request-ID ${clientId}`)
+}
+
+/** The has_diff of a capture, from the list summary (RequestDetail has the diff itself). */
+async function hasDiff(id: string, gate = gateId): Promise<boolean | undefined> {
+  const list = await api.call('GET', `/gates/${gate}/requests?limit=100`)
+  return ((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data.find((s) => s.id === id)?.has_diff
 }
 
 describe('API mode', () => {
-  test('fetches the gate at startup and reports each capture with its request id', () =>
+  test('fetches the gate at startup and reports each capture under an id of its own', () =>
     withProxy({}, async (proxy) => {
       expect((await fetch(`${proxy.adminUrl}/health/ready`)).status).toBe(200)
       const id = crypto.randomUUID()
@@ -131,7 +144,8 @@ describe('API mode', () => {
       const counts = await proxy.settled()
       expect(counts.reported).toBe(1)
       const request = await stored(id)
-      expect(request).toMatchObject({ id, method: 'GET', path: '/json', raw_query: 'page=3', diff: { content: [] } })
+      expect(request).toMatchObject({ method: 'GET', path: '/json', raw_query: 'page=3', diff: { content: [] } })
+      expect(request.id).not.toBe(id)
       expect(request.headers['Authorization']).toEqual(['[REDACTED]'])
       expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
       expect(request.live_response.status_code).toBe(200)
@@ -150,6 +164,29 @@ describe('API mode', () => {
       expect(request.diff.content).toEqual([{ op: 'replace', path: '/body/pagination/total', value: 99 }])
     }))
 
+  test('a reused X-Request-ID loses no capture: each gets an id of its own, live and shadow still get the client\'s', () =>
+    withProxy({}, async (proxy) => {
+      let total = 0
+      shadow.route('/json', () => json({ ...JSON_DOCUMENT, pagination: { ...JSON_DOCUMENT.pagination, total: ++total } }))
+      const clientId = crypto.randomUUID()
+      for (let i = 0; i < 2; i++) {
+        expect(await (await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': clientId } })).text()).toBe(JSON.stringify(JSON_DOCUMENT))
+        await proxy.settled()
+      }
+      const counts = await proxy.settled()
+      expect(counts.reported).toBe(2)
+      const list = await api.call('GET', `/gates/${gateId}/requests?limit=2`)
+      const ids = ((await list.json()) as { data: Array<{ id: string }> }).data.map((s) => s.id)
+      const captures = await Promise.all(
+        ids.map(async (id) => ((await (await api.call('GET', `/gates/${gateId}/requests/${id}`)).json()) as { data: StoredRequest }).data),
+      )
+      expect(captures.map((c) => c.headers['X-Request-Id'])).toEqual([[clientId], [clientId]])
+      expect(captures.map((c) => c.diff.content[0]?.value).sort()).toEqual([1, 2])
+      expect(new Set([clientId, ...ids]).size).toBe(3)
+      expect(live.requests.map((r) => r.headers.get('x-request-id'))).toEqual([clientId, clientId])
+      expect(shadow.requests.map((r) => r.headers.get('x-request-id'))).toEqual([clientId, clientId])
+    }))
+
   test('a shadow that is down is stored with shadow status 0 and the error as body', async () => {
     const created = await api.call('POST', '/gates', {
       name: 'proxy-api-mode-down',
@@ -162,20 +199,17 @@ describe('API mode', () => {
       const id = crypto.randomUUID()
       expect((await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': id } })).status).toBe(200)
       await proxy.settled()
-      const response = await api.call('GET', `/gates/${downGate}/requests/${id}`)
-      const request = ((await response.json()) as { data: StoredRequest }).data
+      const request = await stored(id, downGate)
       expect(request.shadow_response.status_code).toBe(0)
       expect(Buffer.from(request.shadow_response.body, 'base64').toString()).toBe('shadow: connection refused')
-      // has_diff is in the list summary (RequestDetail has the diff itself).
-      const list = await api.call('GET', `/gates/${downGate}/requests`)
-      expect(((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data).toMatchObject([{ id, has_diff: true }])
+      expect(await hasDiff(request.id, downGate)).toBe(true)
 
       // Inside the refusal window the shadow is not tried, and the API
       // still gets live's response in full (it stores it).
       const second = crypto.randomUUID()
       expect(await (await fetch(`${proxy.url}/json`, { headers: { 'x-request-id': second } })).text()).toBe(JSON.stringify(JSON_DOCUMENT))
       await proxy.settled()
-      const inWindow = ((await (await api.call('GET', `/gates/${downGate}/requests/${second}`)).json()) as { data: StoredRequest }).data
+      const inWindow = await stored(second, downGate)
       expect(JSON.parse(Buffer.from(inWindow.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
       expect(inWindow.shadow_response.status_code).toBe(0)
       expect(Buffer.from(inWindow.shadow_response.body, 'base64').toString()).toStartWith('shadow: connection refused (not attempted')
@@ -202,14 +236,12 @@ describe('a failed shadow is still a capture', () => {
       const counts = await proxy.settled()
       expect(counts.reported).toBe(3)
       expect(counts.skippedTotal).toBe(0)
-      const list = await api.call('GET', `/gates/${gateId}/requests?limit=100`)
-      const summaries = ((await list.json()) as { data: Array<{ id: string; has_diff: boolean }> }).data
       for (const id of ids) {
         const request = await stored(id)
         expect(request.shadow_response.status_code).toBe(0)
         expect(Buffer.from(request.shadow_response.body, 'base64').toString()).toBe('shadow: timed out after 1s')
         expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
-        expect(summaries.find((s) => s.id === id)?.has_diff).toBe(true)
+        expect(await hasDiff(request.id)).toBe(true)
       }
     }), 20_000)
 

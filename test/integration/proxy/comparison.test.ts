@@ -33,7 +33,7 @@ describe('standalone comparison', () => {
       const record = await proxy.waitForRecord('response diff detected')
       expect(record).toMatchObject({
         level: 'INFO',
-        'request.id': '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40',
+        'http.request.header.x-request-id': '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40',
         'request.method': 'GET',
         'request.path': '/json',
         live_status: 200,

@@ -89,8 +89,16 @@ describe('a shadow that is down, in the core', () => {
       expect(handler.inFlight).toBe(0)
       expect(sink.captures).toHaveLength(1)
       expect(sink.notAttempted).toEqual([
-        { id, method: 'GET', path: '/json', liveStatus: 200, cause: `shadow failed: ${NOT_ATTEMPTED}` },
+        {
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          clientRequestId: id,
+          method: 'GET',
+          path: '/json',
+          liveStatus: 200,
+          cause: `shadow failed: ${NOT_ATTEMPTED}`,
+        },
       ])
+      expect(sink.notAttempted[0]!.id).not.toBe(id)
       expect(await response.text()).toBe(JSON_TEXT)
       // The same cause as a whole capture with that shadow side gets.
       const comparison = compareResponses(

@@ -35,9 +35,10 @@ function sinkWithRecords() {
   return { sink, records, render: () => registry.render() }
 }
 
-function capture(liveStatus: number, liveBody: string): Capture {
+function capture(liveStatus: number, liveBody: string, clientRequestId?: string): Capture {
   return {
     id: ID,
+    clientRequestId,
     method: 'GET',
     path: '/orders/7',
     rawQuery: 'page=2',
@@ -91,5 +92,19 @@ describe('diff-log sink: an error with the shadow not attempted', () => {
     expect(bare.render()).toContain(
       'svc_responses_compared_total{gate="checkout",result="error"} 1',
     )
+  })
+})
+
+describe('diff-log sink: the client\'s X-Request-ID beside the capture\'s id', () => {
+  test('logged as http.request.header.x-request-id when the client sent one, absent otherwise', () => {
+    const { sink, records } = sinkWithRecords()
+    sink.submit(capture(200, '{}', 'client-id-7'), new AbortController().signal)
+    sink.shadowNotAttempted!({ id: ID, clientRequestId: 'client-id-8', method: 'GET', path: '/orders/7', liveStatus: 200, cause: 'x' })
+    sink.submit(capture(200, '{}'), new AbortController().signal)
+    expect(records().map((r) => [r['request.id'], r['http.request.header.x-request-id']])).toEqual([
+      [ID, 'client-id-7'],
+      [ID, 'client-id-8'],
+      [ID, undefined],
+    ])
   })
 })
