@@ -111,6 +111,16 @@ describe('matching', () => {
     expect(reversed.templateOf('/v2/products/abc')).toBe('/v2/products/{sku}')
   })
 
+  test('the examples of docs/insights.md hold', () => {
+    const price = EndpointTemplates.parse(['/v2/products/{sku}/price'])
+    expect(price.templateOf('/v2/products//abc/price?x=1')).toBe('/v2/products/{sku}/price')
+    expect(price.templateOf('/v2/products//price')).not.toBe('/v2/products/{sku}/price')
+    const rest = EndpointTemplates.parse(['/v2/{any}/*'])
+    expect(rest.templateOf('/v2/products/')).toBe('/v2/{any}/*')
+    expect(rest.templateOf('/v2/products/abc/price')).toBe('/v2/{any}/*')
+    expect(rest.templateOf('/v2/products')).toBe('/v2/products')
+  })
+
   test('/* matches every path', () => {
     const all = EndpointTemplates.parse(['/*'])
     for (const path of ['/', '/a', '/a/b/', '//x//y']) expect(all.templateOf(path)).toBe('/*')
