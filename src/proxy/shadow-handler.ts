@@ -13,6 +13,7 @@
  * - Every request ends as exactly one of: compared, reported, or skipped
  *   with a reason (`svc_comparisons_skipped_total`).
  */
+import { canonicalHeaderName, type HeaderMap } from '../diff/index.ts'
 import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
@@ -28,7 +29,7 @@ import {
 } from './capture.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import { createDiffLogSink } from './diff-log-sink.ts'
-import { upstreamRequestHeaders } from './forward-headers.ts'
+import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, upstreamRequestHeaders } from './forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { REQUEST_ID_HEADER } from '../net/request-id.ts'
@@ -326,7 +327,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           createdAt: pending.createdAt,
           // Built only for a sink that reads it (the API reporter; the diff does not).
           get request() {
-            return { headers: headerMapOf(headers), body }
+            return { headers: shadowRequestHeaderMap(headers), body }
           },
           live: liveExchange,
           shadow: shadowExchange,
@@ -413,6 +414,19 @@ function clientRequestIdOf(headers: Headers): string | undefined {
 }
 
 const MAX_LOGGED_REQUEST_ID = 128
+
+const SHADOW_MODE_NAME = canonicalHeaderName(SHADOW_MODE_HEADER)
+
+/**
+ * The captured request's headers: what the shadow was sent, so live's
+ * plus `X-Svc-Mode: shadow` (in place of any a client sent), which is
+ * never redacted (docs/proxy.md "API mode").
+ */
+function shadowRequestHeaderMap(headers: Headers): HeaderMap {
+  const map = headerMapOf(headers)
+  map[SHADOW_MODE_NAME] = [SHADOW_MODE_VALUE]
+  return map
+}
 
 /** Made when the timer fires, not per request: an Error costs a stack capture. */
 function abandonOnTimeout(abandon: (reason: unknown) => void, timeoutMs: number): void {

@@ -138,7 +138,7 @@ describe('API mode', () => {
       expect((await fetch(`${proxy.adminUrl}/health/ready`)).status).toBe(200)
       const id = crypto.randomUUID()
       const response = await fetch(`${proxy.url}/json?page=3`, {
-        headers: { 'x-request-id': id, authorization: 'Bearer end-user-secret' },
+        headers: { 'x-request-id': id, authorization: 'Bearer end-user-secret', 'x-svc-mode': 'replay' },
       })
       expect(await response.text()).toBe(JSON.stringify(JSON_DOCUMENT))
       const counts = await proxy.settled()
@@ -147,6 +147,9 @@ describe('API mode', () => {
       expect(request).toMatchObject({ method: 'GET', path: '/json', raw_query: 'page=3', diff: { content: [] } })
       expect(request.id).not.toBe(id)
       expect(request.headers['Authorization']).toEqual(['[REDACTED]'])
+      // What the shadow was sent: X-Svc-Mode: shadow, in place of the client's own, never redacted.
+      expect(request.headers['X-Svc-Mode']).toEqual(['shadow'])
+      expect(shadow.requests[0]!.headers.get('x-svc-mode')).toBe('shadow')
       expect(JSON.parse(Buffer.from(request.live_response.body, 'base64').toString())).toEqual(JSON_DOCUMENT)
       expect(request.live_response.status_code).toBe(200)
       expect(request.live_response.headers['Content-Length']).toEqual([String(JSON.stringify(JSON_DOCUMENT).length)])
