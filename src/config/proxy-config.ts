@@ -8,6 +8,7 @@ import { ConfigError } from './config-error.ts'
 import {
   apiKeyField,
   booleanField,
+  cidrListField,
   httpUrlField,
   integerField,
   minimumNumberField,
@@ -49,6 +50,8 @@ const commonProxyFields = {
   SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: integerField(0).default('100'),
   SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: nonNegativeDurationField.default('90s'),
   SVC_APP_REDACTED_FIELDS: fieldPathListField.default(''),
+  /** Peers whose X-Forwarded-Host/-Proto are passed on; the API's syntax (docs/proxy.md "Forwarding"). */
+  SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
   ...commonFields,
 } as const
 
@@ -191,6 +194,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
         idleConnTimeoutMs: v.SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT,
       }),
       redactedFields: Object.freeze(v.SVC_APP_REDACTED_FIELDS),
+      trustedProxies: v.SVC_APP_TRUSTED_PROXIES,
     }),
     mode,
     ignoredVariables: Object.freeze(ignoredVariables),

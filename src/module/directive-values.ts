@@ -6,6 +6,7 @@
  */
 import { MAX_TIMER_MS, parseDuration } from '../config/duration.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
+import { parseCidr } from '../net/cidr.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { ModuleConfigError } from './module-config-error.ts'
 import { describeValue, type RawField } from './raw-section.ts'
@@ -138,6 +139,28 @@ export const readFieldList: ValueReader<string[]> = (field) => {
     }
   })
   return paths
+}
+
+/**
+ * `trusted_proxies`: IP addresses and CIDR networks, read as the API's and
+ * the proxy's SVC_APP_TRUSTED_PROXIES are (`src/net/cidr.ts`); split and
+ * trimmed as field lists are. Kept as written, for `printBlock`.
+ */
+export const readAddressList: ValueReader<string[]> = (field) => {
+  const entries: string[] = []
+  field.values.forEach((value, index) => {
+    if (typeof value !== 'string') throw invalid(field, index, 'IP addresses or CIDR networks as text')
+    for (const piece of value.split(',')) {
+      const entry = piece.trim()
+      if (entry === '') continue
+      if (parseCidr(entry) === undefined) {
+        const at = field.valueAt[index] ?? field.at
+        throw new ModuleConfigError(field.name, 'IP addresses or CIDR networks', JSON.stringify(entry), at)
+      }
+      entries.push(entry)
+    }
+  })
+  return entries
 }
 
 /**

@@ -4,7 +4,7 @@
  * the object form, whose option names are the camelCase of these.
  */
 
-/** The directives of the block, in the SPEC's order (the printer keeps it). */
+/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`); the printer keeps it. */
 export const SVC_GATE_DIRECTIVES = [
   'live',
   'shadow',
@@ -20,6 +20,7 @@ export const SVC_GATE_DIRECTIVES = [
   'diff_float_tolerance',
   'diff_sort_arrays',
   'redacted_fields',
+  'trusted_proxies',
 ] as const
 export type SvcGateDirective = (typeof SVC_GATE_DIRECTIVES)[number]
 
@@ -38,14 +39,16 @@ export const BLOCK_DIRECTIVES: ReadonlyMap<string, readonly string[]> = new Map(
 ])
 
 /**
- * Field lists: several values per directive, each possibly comma-separated,
- * and the directive may be repeated to extend the list (long lists need
- * not fit on one line). Every other directive may appear once.
+ * Lists (field paths, addresses): several values per directive, each
+ * possibly comma-separated, and the directive may be repeated to extend the
+ * list (long lists need not fit on one line). Every other directive may
+ * appear once.
  */
 export const LIST_DIRECTIVES: ReadonlySet<string> = new Set([
   'diff_ignored_fields',
   'diff_included_fields',
   'redacted_fields',
+  'trusted_proxies',
 ])
 
 /** The object form's name for a directive: `max_idle_conns` -> `maxIdleConns`. */

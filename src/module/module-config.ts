@@ -7,6 +7,7 @@
  */
 import { parseBlock } from './block-parser.ts'
 import {
+  readAddressList,
   readCount,
   readDuration,
   readFieldList,
@@ -57,6 +58,8 @@ export interface SvcGateConfig {
   readonly diffFloatTolerance: number
   readonly diffSortArrays: boolean
   readonly redactedFields: readonly string[]
+  /** IPs and CIDR networks as written (`trusted_proxies`); empty: no peer is trusted. */
+  readonly trustedProxies: readonly string[]
 }
 
 /** A duration as Go-style text (`"5s"`) or a number of milliseconds. */
@@ -104,6 +107,12 @@ export interface SvcGateOptions {
   diffSortArrays?: boolean | string
   /** Added to the always-redacted defaults, never replacing them. @default [] */
   redactedFields?: FieldListOption
+  /**
+   * Peers (IPs, CIDR networks) whose X-Forwarded-Host and -Proto are passed
+   * on, as the proxy's SVC_APP_TRUSTED_PROXIES; any other peer's are
+   * replaced by what the module saw. @default []
+   */
+  trustedProxies?: string | readonly string[]
 }
 
 /** Parses and validates the text of an `svc_gate { ... }` block. */
@@ -155,6 +164,7 @@ const READERS = {
   diff_float_tolerance: readTolerance,
   diff_sort_arrays: readSwitch,
   redacted_fields: readFieldList,
+  trusted_proxies: readAddressList,
 } satisfies Record<SvcGateDirective, ValueReader<unknown>>
 
 const HTTP_CLIENT_READERS = {
@@ -216,6 +226,7 @@ function buildConfig(section: RawSection): SvcGateConfig {
     diffFloatTolerance: values.diff_float_tolerance ?? 0,
     diffSortArrays: values.diff_sort_arrays ?? false,
     redactedFields: values.redacted_fields ?? [],
+    trustedProxies: values.trusted_proxies ?? [],
   })
 }
 

@@ -3,7 +3,7 @@
  * reads back to an equal configuration: for logs at startup, for
  * `examples/`, and as the round-trip property tested in
  * `test/unit/module/print-block.test.ts`. Every directive is printed, in the
- * SPEC's order, except empty field lists and empty shadow rules, whose
+ * SPEC's order, except empty lists and empty shadow rules, whose
  * absence means the same.
  */
 import { formatDuration } from '../config/duration.ts'
@@ -37,6 +37,7 @@ export function printBlock(config: SvcGateConfig): string {
     line('diff_float_tolerance', String(config.diffFloatTolerance)),
     line('diff_sort_arrays', config.diffSortArrays ? 'on' : 'off'),
     list('redacted_fields', config.redactedFields),
+    list('trusted_proxies', config.trustedProxies),
     '}',
   ]
   return `${lines.filter((text) => text !== undefined).join('\n')}\n`

@@ -6,6 +6,7 @@
  * behaviour to the core. Pure: no I/O, nothing read from the environment.
  */
 import type { DiffConfig } from '../diff/diff-config.ts'
+import { CidrSet, parseCidr, type Cidr } from '../net/cidr.ts'
 import { compileShadowRules } from '../proxy/shadow-rules.ts'
 import type { ShadowSettings } from '../proxy/shadow-settings.ts'
 import type { SvcGateConfig } from './module-config.ts'
@@ -42,6 +43,8 @@ export function toShadowSettings(config: SvcGateConfig): ShadowSettings {
     maxConcurrentCallbacks: config.maxConcurrentCallbacks,
     httpClient: config.httpClient,
     redactedFields: config.redactedFields,
+    // Each entry was checked by `readAddressList`.
+    trustedProxies: new CidrSet(config.trustedProxies.map((entry) => parseCidr(entry) as Cidr)),
     diff: Object.freeze(diff),
   })
 }

@@ -1,7 +1,10 @@
 /**
  * Headers on the way through the proxy (DESIGN.md "Proxy behaviour"):
  * hop-by-hop fields are dropped in both directions, both upstreams get the
- * standard X-Forwarded-* fields, and only the shadow gets `X-Svc-Mode`.
+ * standard X-Forwarded-* fields, and only the shadow gets `X-Svc-Mode`, so
+ * a client's own `X-Svc-Mode` never reaches live. X-Forwarded-Host and
+ * -Proto are what this proxy saw unless the peer is a trusted proxy
+ * (docs/proxy.md "Forwarding").
  */
 
 /**
@@ -34,6 +37,12 @@ export interface ForwardedFor {
   readonly clientAddress: string | undefined
   /** `http` or `https`: the scheme of the request the proxy received. */
   readonly proto: string
+  /**
+   * The peer is a configured trusted proxy (SVC_APP_TRUSTED_PROXIES, the
+   * module's `trusted_proxies`): the X-Forwarded-Host and -Proto it sent
+   * are passed on. Any other peer's are replaced by what the proxy saw.
+   */
+  readonly peerTrusted: boolean
 }
 
 const HOP_BY_HOP = new Set<string>(HOP_BY_HOP_HEADERS)
@@ -76,10 +85,18 @@ export function dropHopByHop(headers: Headers): void {
  * shadow (the shadow's copy adds `X-Svc-Mode`). `Host` is left out so that
  * fetch sets the upstream's own; the original is in X-Forwarded-Host.
  *
- * X-Forwarded-For is appended to (the de facto convention: "client, proxy1,
- * ..."). X-Forwarded-Host and X-Forwarded-Proto are kept when a proxy in
- * front already set them (a TLS-terminating load balancer knows the real
- * scheme; this proxy does not terminate TLS), and set otherwise.
+ * - `X-Svc-Mode` from the client is dropped: only the proxy says a request
+ *   is a shadow one (SPEC.md "Field redaction" rule 6), and a live service
+ *   that honours the header could otherwise be told to skip side effects.
+ * - X-Forwarded-For is appended to, whoever the peer is (the de facto
+ *   convention: "client, proxy1, ..."): the right-most entry is always the
+ *   peer this proxy saw, and a reader that trusts only known proxies (the
+ *   API's SVC_APP_TRUSTED_PROXIES rule) reads from the right.
+ * - X-Forwarded-Host and -Proto are passed on when the peer is a trusted
+ *   proxy that set them (a TLS-terminating load balancer knows the real
+ *   scheme; this proxy does not terminate TLS). From any other peer they
+ *   could be anything, and are replaced by the Host this proxy received and
+ *   its own scheme (no X-Forwarded-Host when the request had no Host).
  */
 export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFor): Headers {
   // One pass over the names says which of the fields below are there at all,
@@ -89,11 +106,13 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
   let priorFor = false
   let priorHost = false
   let priorProto = false
+  let spoofedMode = false
   for (const name of incoming.keys()) {
     if (HOP_BY_HOP.has(name)) hop = true
     else if (name === 'x-forwarded-for') priorFor = true
     else if (name === 'x-forwarded-host') priorHost = true
     else if (name === 'x-forwarded-proto') priorProto = true
+    else if (name === SHADOW_MODE_HEADER) spoofedMode = true
   }
   const headers = new Headers(incoming)
   if (hop) {
@@ -103,14 +122,17 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
     priorHost = headers.has('x-forwarded-host')
     priorProto = headers.has('x-forwarded-proto')
   }
+  if (spoofedMode) headers.delete(SHADOW_MODE_HEADER)
   const host = headers.get('host')
   if (host !== null) headers.delete('host')
   if (forwarded.clientAddress !== undefined) {
     const prior = priorFor ? headers.get('x-forwarded-for') : null
     headers.set('x-forwarded-for', prior ? `${prior}, ${forwarded.clientAddress}` : forwarded.clientAddress)
   }
-  if (host !== null && !priorHost) headers.set('x-forwarded-host', host)
-  if (!priorProto) headers.set('x-forwarded-proto', forwarded.proto)
+  const keepHost = priorHost && forwarded.peerTrusted
+  if (host !== null && !keepHost) headers.set('x-forwarded-host', host)
+  else if (host === null && priorHost && !keepHost) headers.delete('x-forwarded-host')
+  if (!(priorProto && forwarded.peerTrusted)) headers.set('x-forwarded-proto', forwarded.proto)
   return headers
 }
 

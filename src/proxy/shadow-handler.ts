@@ -29,6 +29,7 @@ import {
 } from './capture.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
 import { createDiffLogSink } from './diff-log-sink.ts'
+import { CidrSet } from '../net/cidr.ts'
 import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, upstreamRequestHeaders } from './forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
@@ -89,6 +90,7 @@ export interface ShadowHandler {
 }
 
 const EMPTY = new Uint8Array(0)
+const NO_TRUSTED_PROXIES = new CidrSet([])
 
 export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandlerDeps = {}): ShadowHandler {
   const logger = deps.logger ?? createLogger({ level: 'info', format: 'text' })
@@ -97,6 +99,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const ownPool = deps.pool === undefined
   const pool = deps.pool ?? createUpstreamPool({ settings: settings.httpClient, metrics: metrics.client })
   const skips = metrics.skips.forGate(settings.gate)
+  const trustedProxies = settings.trustedProxies ?? NO_TRUSTED_PROXIES
   const sink =
     deps.sink ??
     createDiffLogSink({ settings, logger, warnings, comparisons: metrics.comparisons.forGate(settings.gate) })
@@ -159,6 +162,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     const headers = upstreamRequestHeaders(request.headers, {
       clientAddress: context?.clientAddress,
       proto: url.startsWith('https:') ? 'https' : 'http',
+      peerTrusted: trustedProxies.has(context?.clientAddress),
     })
     const body = method === 'GET' || method === 'HEAD' ? null : request.body
     const reason = decideShadow(gate, method, target, body === null ? undefined : contentLength(request.headers))

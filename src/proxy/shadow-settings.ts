@@ -4,6 +4,7 @@
  * directive block): SPEC.md "Proxy, common" and "Web-server module".
  */
 import type { DiffConfig } from '../diff/diff-config.ts'
+import type { CidrSet } from '../net/cidr.ts'
 import type { ShadowRules } from './shadow-rules.ts'
 
 /**
@@ -52,6 +53,13 @@ export interface ShadowSettings {
   readonly httpClient: HttpClientSettings
   /** Redacted on top of the defaults (SPEC.md "Field redaction"). */
   readonly redactedFields: readonly string[]
+  /**
+   * Peers whose X-Forwarded-Host and X-Forwarded-Proto are passed on
+   * (SVC_APP_TRUSTED_PROXIES, the module's `trusted_proxies`); any other
+   * peer's are replaced by what the proxy saw (`forward-headers.ts`).
+   * @default none
+   */
+  readonly trustedProxies?: CidrSet
   /** How to compare (standalone and module); unused when an API computes the diff. */
   readonly diff: DiffConfig
 }

@@ -41,6 +41,7 @@ export interface CaseConfig {
   readonly diffFloatTolerance?: number
   readonly diffSortArrays?: boolean
   readonly redactedFields?: readonly string[]
+  readonly trustedProxies?: readonly string[]
 }
 
 export interface TargetConfig extends CaseConfig {
@@ -262,6 +263,60 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
         expect(received.headers.get('x-forwarded-proto')).toBe('http')
       }
       expect(Math.abs(toShadow!.receivedAt - toLive!.receivedAt)).toBeLessThan(200)
+      await c.settled()
+    },
+  },
+  {
+    name: 'a client’s X-Svc-Mode, X-Forwarded-Host and -Proto never reach live; the shadow gets exactly X-Svc-Mode: shadow',
+    async run(c) {
+      await drained(
+        await c.request('/api/spoof', {
+          headers: [
+            ['x-svc-mode', 'shadow'],
+            ['x-svc-mode', 'replay'],
+            ['x-forwarded-host', 'evil.example'],
+            ['x-forwarded-proto', 'https'],
+            ['x-forwarded-for', '203.0.113.9'],
+          ],
+        }),
+      )
+      const [toLive] = await c.live.waitForRequests(1)
+      const [toShadow] = await c.shadow.waitForRequests(1)
+      expect(toLive!.headers.has('x-svc-mode')).toBe(false)
+      expect(toShadow!.headers.get('x-svc-mode')).toBe('shadow')
+      for (const received of [toLive!, toShadow!]) {
+        // Not a trusted proxy: what the target saw, not what the client claimed.
+        expect(received.headers.get('x-forwarded-host')).toBe(new URL(c.target.url).host)
+        expect(received.headers.get('x-forwarded-proto')).toBe('http')
+        // Appended to, as always: the right-most entry is the peer the target saw.
+        expect(received.headers.get('x-forwarded-for')).toBe('203.0.113.9, 127.0.0.1')
+      }
+      await c.settled()
+    },
+  },
+  {
+    name: 'from a trusted proxy, X-Forwarded-Host and -Proto are passed on; X-Svc-Mode still never reaches live',
+    config: { trustedProxies: ['127.0.0.0/8', '::1'] },
+    async run(c) {
+      await drained(
+        await c.request('/api/behind-balancer', {
+          headers: {
+            'x-svc-mode': 'shadow',
+            'x-forwarded-host': 'shop.example',
+            'x-forwarded-proto': 'https',
+            'x-forwarded-for': '203.0.113.9',
+          },
+        }),
+      )
+      const [toLive] = await c.live.waitForRequests(1)
+      const [toShadow] = await c.shadow.waitForRequests(1)
+      expect(toLive!.headers.has('x-svc-mode')).toBe(false)
+      expect(toShadow!.headers.get('x-svc-mode')).toBe('shadow')
+      for (const received of [toLive!, toShadow!]) {
+        expect(received.headers.get('x-forwarded-host')).toBe('shop.example')
+        expect(received.headers.get('x-forwarded-proto')).toBe('https')
+        expect(received.headers.get('x-forwarded-for')).toBe('203.0.113.9, 127.0.0.1')
+      }
       await c.settled()
     },
   },

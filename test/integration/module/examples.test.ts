@@ -80,6 +80,7 @@ describe('examples/svc_gate.conf', () => {
       diffIncludedFields: [],
       diffFloatTolerance: 0.015,
       redactedFields: ['body.customer.email', 'body.customer.phone'],
+      trustedProxies: ['127.0.0.1', '::1'],
     })
   })
 })

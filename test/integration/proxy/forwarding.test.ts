@@ -189,11 +189,24 @@ describe('headers', () => {
     }
   })
 
-  test('keeps X-Forwarded-Proto and -Host set by a proxy in front', async () => {
+  test('replaces X-Forwarded-Proto and -Host from a peer that is not a trusted proxy', async () => {
     await fetch(`${proxy.url}/json`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example' } })
     const [received] = await live.waitForRequests(1)
-    expect(received!.headers.get('x-forwarded-proto')).toBe('https')
-    expect(received!.headers.get('x-forwarded-host')).toBe('shop.example')
+    expect(received!.headers.get('x-forwarded-proto')).toBe('http')
+    expect(received!.headers.get('x-forwarded-host')).toBe(new URL(proxy.url).host)
+  })
+
+  test('keeps X-Forwarded-Proto and -Host set by a proxy in front listed in SVC_APP_TRUSTED_PROXIES', async () => {
+    const own = await startTestProxy(standaloneEnv(live.url, shadow.url, { SVC_APP_TRUSTED_PROXIES: '127.0.0.1, ::1' }))
+    try {
+      await fetch(`${own.url}/json`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example' } })
+      const [received] = await live.waitForRequests(1)
+      expect(received!.headers.get('x-forwarded-proto')).toBe('https')
+      expect(received!.headers.get('x-forwarded-host')).toBe('shop.example')
+      await own.settled()
+    } finally {
+      await own.stop()
+    }
   })
 })
 

@@ -45,6 +45,15 @@ describe('loadProxyConfig: SPEC.md "Proxy, common" defaults', () => {
     expect(Object.isFrozen(config.shadow)).toBe(true)
   })
 
+  test('trusts no proxy by default; SVC_APP_TRUSTED_PROXIES takes IPs and CIDRs as the API does', () => {
+    expect(loadProxyConfig(STANDALONE).shadow.trustedProxies?.size).toBe(0)
+    const { trustedProxies } = loadProxyConfig({ ...STANDALONE, SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7, ::1' }).shadow
+    expect(trustedProxies?.has('10.1.2.3')).toBe(true)
+    expect(trustedProxies?.has('192.0.2.7')).toBe(true)
+    expect(trustedProxies?.has('::1')).toBe(true)
+    expect(trustedProxies?.has('192.0.2.8')).toBe(false)
+  })
+
   test('compiles the shadow rules once, base rules appended', () => {
     const config = loadProxyConfig({ ...STANDALONE, SVC_APP_SHADOW_RULES: 'allow POST:/api/search' })
     expect(config.shadow.shadowRules.shouldShadow('POST', '/api/search').shadow).toBe(true)
@@ -186,6 +195,8 @@ describe('one clear line per invalid value', () => {
     ['SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT', '9999h', 'SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: "9999h" must be a duration of at most 596h'],
     ['SVC_APP_REDACTED_FIELDS', 'password', 'SVC_APP_REDACTED_FIELDS: "password" must be a comma-separated list of field paths'],
     ['SVC_APP_DIFF_IGNORED_FIELDS', 'body.a,,params.b', 'SVC_APP_DIFF_IGNORED_FIELDS: "body.a,,params.b" must be a comma-separated list of field paths'],
+    ['SVC_APP_TRUSTED_PROXIES', '10.0.0.0/33', 'SVC_APP_TRUSTED_PROXIES: "10.0.0.0/33" must be a list of IP addresses or CIDR networks ("10.0.0.0/33" is neither)'],
+    ['SVC_APP_TRUSTED_PROXIES', '10.0.0.1, lb.internal', 'SVC_APP_TRUSTED_PROXIES: "10.0.0.1, lb.internal" must be a list of IP addresses or CIDR networks ("lb.internal" is neither)'],
   ])('%s=%s', (variable, value, line) => {
     expect(errorOf({ ...STANDALONE, [variable]: value }).message).toStartWith(line)
   })

@@ -47,6 +47,7 @@ const DEFAULTS: SvcGateConfig = {
   diffFloatTolerance: 0,
   diffSortArrays: false,
   redactedFields: [],
+  trustedProxies: [],
 }
 
 describe('parseModuleConfig', () => {
@@ -77,6 +78,8 @@ describe('parseModuleConfig', () => {
         diff_float_tolerance 0.001
         diff_sort_arrays on
         redacted_fields body.password "body.card number"
+        trusted_proxies 10.0.0.0/8, 192.0.2.7
+        trusted_proxies ::1
       }`
     expect(parseModuleConfig(text)).toEqual({
       live: 'https://live.example:8443/base',
@@ -98,6 +101,7 @@ describe('parseModuleConfig', () => {
       diffFloatTolerance: 0.001,
       diffSortArrays: true,
       redactedFields: ['body.password', 'body.card number'],
+      trustedProxies: ['10.0.0.0/8', '192.0.2.7', '::1'],
     })
   })
 
@@ -169,7 +173,7 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 3,
       message:
-        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields), found unknown directive "sampling"',
+        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies), found unknown directive "sampling"',
     },
     {
       name: 'unknown directive in http_client',
@@ -324,6 +328,13 @@ describe('parseModuleConfig errors name the line, the column and the expectation
         'redacted_fields: expected field paths that start with "status", "headers." or "body.", found "password"',
     },
     {
+      name: 'bad trusted proxy',
+      text: block('trusted_proxies 10.0.0.1 "lb.internal"'),
+      line: 4,
+      column: 28,
+      message: 'trusted_proxies: expected IP addresses or CIDR networks, found "lb.internal"',
+    },
+    {
       name: 'field path the diff cannot parse',
       text: block('diff_ignored_fields body.a "body..b"'),
       line: 4,
@@ -475,6 +486,7 @@ describe('validateModuleConfig (object form)', () => {
       diffFloatTolerance: 0.5,
       diffSortArrays: true,
       redactedFields: 'headers.X-Secret',
+      trustedProxies: ['10.0.0.0/8', '::1'],
     }
     const text = block(`sampling_rate 0.5
       live_timeout 1s
@@ -487,7 +499,8 @@ describe('validateModuleConfig (object form)', () => {
       diff_included_fields body.x,body.y
       diff_float_tolerance 0.5
       diff_sort_arrays on
-      redacted_fields headers.X-Secret`)
+      redacted_fields headers.X-Secret
+      trusted_proxies 10.0.0.0/8 ::1`)
     expect(validateModuleConfig(options)).toEqual(parseModuleConfig(text))
   })
 
@@ -546,6 +559,12 @@ describe('validateModuleConfig (object form)', () => {
       directive: 'redactedFields',
     },
     {
+      name: 'trusted proxy',
+      text: 'trusted_proxies 10.0.0.0/33',
+      options: { trustedProxies: '10.0.0.0/33' },
+      directive: 'trustedProxies',
+    },
+    {
       name: 'rules',
       text: 'shadow_rules "deny"',
       options: { shadowRules: 'deny' },
@@ -565,7 +584,7 @@ describe('validateModuleConfig (object form)', () => {
     [
       'unknown option',
       { ...base, sampling_rate: 1 },
-      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields), found unknown option "sampling_rate"',
+      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies), found unknown option "sampling_rate"',
     ],
     ['missing live', { shadow: 'http://a' }, 'options: expected a "live" option, found none'],
     ['not an object', 'x'.length, 'options: expected an object, found 1'],

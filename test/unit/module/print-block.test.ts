@@ -162,6 +162,10 @@ const config: fc.Arbitrary<SvcGateConfig> = fc
       .map((n) => n + 0),
     diffSortArrays: fc.boolean(),
     redactedFields: fieldList,
+    trustedProxies: fc.array(
+      fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4().map((ip) => `${ip}/24`)),
+      { maxLength: 3 },
+    ),
   })
   // parseModuleConfig rejects a shadow equal to live.
   .filter((c) => c.live.replace(/\/+$/, '') !== c.shadow.replace(/\/+$/, ''))

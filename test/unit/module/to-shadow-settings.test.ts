@@ -7,10 +7,14 @@ import { DEFAULT_HTTP_CLIENT, type ShadowSettings } from '../../../src/proxy/ind
 
 const URLS = { live: 'http://127.0.0.1:3000', shadow: 'http://127.0.0.1:3001' }
 
-/** The settings without the compiled rules, which compare by their text. */
+/** The settings without the compiled rules and networks, which compare by their text. */
 function comparable(settings: ShadowSettings) {
-  const { shadowRules, ...rest } = settings
-  return { ...rest, rules: shadowRules.rules.map((rule) => `${rule.source}: ${rule.text}`) }
+  const { shadowRules, trustedProxies, ...rest } = settings
+  return {
+    ...rest,
+    rules: shadowRules.rules.map((rule) => `${rule.source}: ${rule.text}`),
+    trustedProxies: trustedProxies?.cidrs.map(({ network, prefix }) => `${network.bytes.join('.')}/${prefix}`),
+  }
 }
 
 describe('toShadowSettings', () => {
@@ -29,6 +33,7 @@ describe('toShadowSettings', () => {
       redactedFields: [],
       diff: { ...DEFAULT_DIFF_CONFIG },
       rules: ['base: allow GET:*', 'base: allow HEAD:*', 'base: allow OPTIONS:*', 'base: deny *:*'],
+      trustedProxies: [],
     })
     expect(MODULE_GATE_LABEL).toBe('')
   })
@@ -55,6 +60,7 @@ describe('toShadowSettings', () => {
         diff_float_tolerance 0.001
         diff_sort_arrays on
         redacted_fields body.user.email
+        trusted_proxies 10.0.0.0/8 "192.0.2.7, ::1"
       }`)
     expect(comparable(toShadowSettings(config))).toEqual({
       // No trailing slash: the core appends the request path to it.
@@ -87,6 +93,7 @@ describe('toShadowSettings', () => {
         'base: allow OPTIONS:*',
         'base: deny *:*',
       ],
+      trustedProxies: ['10.0.0.0/8', '192.0.2.7/32', `${[...Array(15).fill(0), 1].join('.')}/128`],
     })
   })
 
@@ -120,6 +127,7 @@ describe('toShadowSettings', () => {
         diffFloatTolerance: 0.5,
         diffSortArrays: true,
         redactedFields: ['headers.X-Token'],
+        trustedProxies: '10.0.0.0/8, ::1',
       }),
     )
     const proxy = loadProxyConfig({
@@ -140,6 +148,7 @@ describe('toShadowSettings', () => {
       SVC_APP_DIFF_FLOAT_TOLERANCE: '0.5',
       SVC_APP_DIFF_SORT_ARRAYS: 'true',
       SVC_APP_REDACTED_FIELDS: 'headers.X-Token',
+      SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
     })
     if (proxy.mode.kind !== 'standalone') throw new Error('expected standalone mode')
     // As start-proxy.ts builds them in standalone mode.

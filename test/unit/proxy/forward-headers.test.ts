@@ -32,7 +32,15 @@ describe('hop-by-hop headers (RFC 9110 §7.6.1)', () => {
 })
 
 describe('upstream request headers', () => {
-  const forwarded = { clientAddress: '10.0.0.7', proto: 'http' }
+  const forwarded = { clientAddress: '10.0.0.7', proto: 'http', peerTrusted: false }
+  const trusted = { ...forwarded, peerTrusted: true }
+  /** What a client (or a proxy in front) may claim. */
+  const claimed = {
+    host: 'proxy.local:8080',
+    'x-forwarded-for': '198.51.100.1',
+    'x-forwarded-host': 'shop.example',
+    'x-forwarded-proto': 'https',
+  }
 
   test('adds X-Forwarded-For/-Host/-Proto and leaves Host to fetch', () => {
     const headers = upstreamRequestHeaders(new Headers({ host: 'shop.example:8080', accept: 'application/json' }), forwarded)
@@ -43,21 +51,51 @@ describe('upstream request headers', () => {
     expect(headers.get('accept')).toBe('application/json')
   })
 
-  test('appends to an existing X-Forwarded-For and keeps an existing -Host and -Proto', () => {
-    const headers = upstreamRequestHeaders(
-      new Headers({ host: 'proxy', 'x-forwarded-for': '198.51.100.1', 'x-forwarded-host': 'shop.example', 'x-forwarded-proto': 'https' }),
-      forwarded,
-    )
+  test('from a peer that is not a trusted proxy: X-Forwarded-Host and -Proto are what the proxy saw; X-Forwarded-For is appended to', () => {
+    const headers = upstreamRequestHeaders(new Headers(claimed), forwarded)
+    expect(headers.get('x-forwarded-host')).toBe('proxy.local:8080')
+    expect(headers.get('x-forwarded-proto')).toBe('http')
+    // The right-most entry is the peer the proxy saw, whoever it is.
+    expect(headers.get('x-forwarded-for')).toBe('198.51.100.1, 10.0.0.7')
+  })
+
+  test('from a peer that is not a trusted proxy and sent no Host, a claimed X-Forwarded-Host is dropped', () => {
+    const headers = upstreamRequestHeaders(new Headers({ 'x-forwarded-host': 'evil.example' }), forwarded)
+    expect(headers.has('x-forwarded-host')).toBe(false)
+  })
+
+  test('from a trusted proxy: its X-Forwarded-Host and -Proto are passed on, X-Forwarded-For appended to', () => {
+    const headers = upstreamRequestHeaders(new Headers(claimed), trusted)
     expect(headers.get('x-forwarded-for')).toBe('198.51.100.1, 10.0.0.7')
     expect(headers.get('x-forwarded-host')).toBe('shop.example')
     expect(headers.get('x-forwarded-proto')).toBe('https')
   })
 
+  test('from a trusted proxy that set neither, they are set as for anyone', () => {
+    const headers = upstreamRequestHeaders(new Headers({ host: 'proxy.local' }), trusted)
+    expect(headers.get('x-forwarded-host')).toBe('proxy.local')
+    expect(headers.get('x-forwarded-proto')).toBe('http')
+  })
+
+  test.each([
+    ['shadow'],
+    ['live'],
+    ['shadow, shadow'],
+  ])('a client’s X-Svc-Mode: %s never reaches live, trusted peer or not', (value) => {
+    for (const peer of [forwarded, trusted]) {
+      const live = upstreamRequestHeaders(new Headers({ host: 'a', 'X-Svc-Mode': value }), peer)
+      expect(live.has('x-svc-mode')).toBe(false)
+      expect(shadowRequestHeaders(live).get('x-svc-mode')).toBe('shadow')
+    }
+  })
+
   test('never modifies the incoming headers', () => {
-    const incoming = new Headers({ connection: 'keep-alive', host: 'a' })
+    const incoming = new Headers({ connection: 'keep-alive', host: 'a', 'x-svc-mode': 'shadow', 'x-forwarded-proto': 'https' })
     upstreamRequestHeaders(incoming, forwarded)
     expect(incoming.get('connection')).toBe('keep-alive')
     expect(incoming.get('host')).toBe('a')
+    expect(incoming.get('x-svc-mode')).toBe('shadow')
+    expect(incoming.get('x-forwarded-proto')).toBe('https')
   })
 
   test('X-Svc-Mode: shadow goes on the shadow copy only', () => {
