@@ -291,6 +291,61 @@ describe('a failed shadow is still a capture', () => {
   })
 })
 
+describe('body limits: SVC_APP_MAX_BODY_SIZE on the proxy and on the API', () => {
+  const LIMIT = 4096
+  let limited: TestApi
+  let limitedGate: string
+
+  beforeAll(async () => {
+    limited = await startTestApi('postgres', { SVC_APP_MAX_BODY_SIZE: String(LIMIT) })
+    const created = await limited.call('POST', '/gates', { name: 'proxy-body-limits', live_url: live.url, shadow_url: shadow.url })
+    limitedGate = ((await created.json()) as { data: { id: string } }).data.id
+  })
+
+  afterAll(() => limited.stop())
+
+  async function withLimitedProxy(env: Record<string, string>, body: (proxy: ProxyUnderTest) => Promise<void>) {
+    live.reset()
+    shadow.reset()
+    const proxy = await startTestProxy(apiEnv({ SVC_APP_API_URL: limited.url, SVC_APP_GATE_ID: limitedGate, ...env }))
+    try {
+      await body(proxy)
+    } finally {
+      await proxy.stop()
+    }
+  }
+
+  test('the same limit on both sides: three bodies at the limit are stored, one byte over is skipped by the proxy', () =>
+    withLimitedProxy({ SVC_APP_MAX_BODY_SIZE: String(LIMIT), SVC_APP_SHADOW_RULES: 'allow POST:/at-limit' }, async (proxy) => {
+      live.route('/at-limit', () => new Response(new Uint8Array(LIMIT).fill(97)))
+      shadow.route('/at-limit', () => new Response(new Uint8Array(LIMIT).fill(98)))
+      const sent = await fetch(`${proxy.url}/at-limit`, { method: 'POST', body: new Uint8Array(LIMIT).fill(99) })
+      expect((await sent.bytes()).byteLength).toBe(LIMIT)
+      let counts = await proxy.settled()
+      expect(counts.reported).toBe(1)
+      const list = await limited.call('GET', `/gates/${limitedGate}/requests?limit=1`)
+      const [{ id }] = ((await list.json()) as { data: Array<{ id: string }> }).data as [{ id: string }]
+      const request = ((await (await limited.call('GET', `/gates/${limitedGate}/requests/${id}`)).json()) as { data: StoredRequest }).data
+      expect([request.body, request.live_response.body, request.shadow_response.body].map((b) => Buffer.from(b, 'base64').byteLength)).toEqual([LIMIT, LIMIT, LIMIT])
+
+      const over = await fetch(`${proxy.url}/large?bytes=${LIMIT + 1}`)
+      expect((await over.bytes()).byteLength).toBe(LIMIT + 1)
+      counts = await proxy.settled()
+      expect(counts.skipped.body_too_large).toBe(1)
+      expect(counts.reported).toBe(1)
+    }))
+
+  test('a proxy with a larger limit than the API: the API\'s 413 is counted as body_too_large, once', () =>
+    withLimitedProxy({ SVC_APP_MAX_BODY_SIZE: '0' }, async (proxy) => {
+      const response = await fetch(`${proxy.url}/large?bytes=${LIMIT + 1}`)
+      expect((await response.bytes()).byteLength).toBe(LIMIT + 1)
+      const counts = await proxy.settled()
+      expect(counts.skipped.body_too_large).toBe(1)
+      expect(counts.skipped.report_failed).toBe(0)
+      expect(await proxy.waitForRecord('capture rejected by the API')).toMatchObject({ status: 413, type: '/errors/payload-too-large' })
+    }))
+})
+
 describe('API mode startup', () => {
   const logger = createLogger({ level: 'error', format: 'json', write: () => {} })
 
