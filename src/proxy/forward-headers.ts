@@ -97,6 +97,9 @@ export function dropHopByHop(headers: Headers): void {
  *   scheme; this proxy does not terminate TLS). From any other peer they
  *   could be anything, and are replaced by the Host this proxy received and
  *   its own scheme (no X-Forwarded-Host when the request had no Host).
+ * - RFC 7239's `Forwarded` says the same things (`host=`, `proto=`, `for=`)
+ *   and is as easy to forge: it is passed on from a trusted proxy only, and
+ *   dropped otherwise (this proxy states what it saw in the X- fields).
  */
 export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFor): Headers {
   // One pass over the names says which of the fields below are there at all,
@@ -107,12 +110,14 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
   let priorHost = false
   let priorProto = false
   let spoofedMode = false
+  let priorForwarded = false
   for (const name of incoming.keys()) {
     if (HOP_BY_HOP.has(name)) hop = true
     else if (name === 'x-forwarded-for') priorFor = true
     else if (name === 'x-forwarded-host') priorHost = true
     else if (name === 'x-forwarded-proto') priorProto = true
     else if (name === SHADOW_MODE_HEADER) spoofedMode = true
+    else if (name === 'forwarded') priorForwarded = true
   }
   const headers = new Headers(incoming)
   if (hop) {
@@ -121,7 +126,9 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
     priorFor = headers.has('x-forwarded-for')
     priorHost = headers.has('x-forwarded-host')
     priorProto = headers.has('x-forwarded-proto')
+    priorForwarded = headers.has('forwarded')
   }
+  if (priorForwarded && !forwarded.peerTrusted) headers.delete('forwarded')
   if (spoofedMode) headers.delete(SHADOW_MODE_HEADER)
   const host = headers.get('host')
   if (host !== null) headers.delete('host')

@@ -71,6 +71,12 @@ describe('upstream request headers', () => {
     expect(headers.get('x-forwarded-proto')).toBe('https')
   })
 
+  test('RFC 7239 Forwarded is dropped from a peer that is not a trusted proxy, passed on from one that is', () => {
+    const spoofed = { ...claimed, forwarded: 'for=198.51.100.1;host=evil.example;proto=https' }
+    expect(upstreamRequestHeaders(new Headers(spoofed), forwarded).has('forwarded')).toBe(false)
+    expect(upstreamRequestHeaders(new Headers(spoofed), trusted).get('forwarded')).toBe(spoofed.forwarded)
+  })
+
   test('from a trusted proxy that set neither, they are set as for anyone', () => {
     const headers = upstreamRequestHeaders(new Headers({ host: 'proxy.local' }), trusted)
     expect(headers.get('x-forwarded-host')).toBe('proxy.local')
