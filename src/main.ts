@@ -5,6 +5,7 @@
  */
 import { ConfigError } from './config/config-error.ts'
 import { loadEnvironment } from './config/environment.ts'
+import { DataDirLockedError } from './store/errors.ts'
 
 const COMPONENTS = {
   api: () => import('./api/start-api.ts').then((m) => m.startApi),
@@ -25,7 +26,8 @@ async function main(argv: string[]): Promise<void> {
     const start = await COMPONENTS[name as Component]()
     await start(loadEnvironment(), argv.slice(1))
   } catch (error) {
-    if (error instanceof ConfigError) {
+    // Refusals to start that the operator fixes outside the code: one line, exit 1.
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
       console.error(error.message)
       process.exit(1)
     }

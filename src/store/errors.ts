@@ -26,3 +26,17 @@ export class MigrationError extends Error {
     this.name = 'MigrationError'
   }
 }
+
+/** A PGlite data directory that another process has open (src/store/data-dir-lock.ts). */
+export class DataDirLockedError extends Error {
+  readonly code = 'data-dir-locked'
+  constructor(
+    readonly dataDir: string,
+    /** The holder's process id, as it wrote it; undefined when unreadable. */
+    readonly pid: number | undefined,
+  ) {
+    const holder = pid === undefined ? 'another process' : `another process (pid ${pid})`
+    super(`the PGlite directory ${dataDir} is in use by ${holder}; one process at a time may open it`)
+    this.name = 'DataDirLockedError'
+  }
+}

@@ -5,6 +5,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { PGlite } from '@electric-sql/pglite'
 import { fatalError, FrontendReader, TERMINATE } from './pg-wire.ts'
 import { PgliteSession } from './pglite-session.ts'
+import { lockDataDir } from './data-dir-lock.ts'
 
 /** Socket directories of servers not stopped yet, removed should the process exit first. */
 const liveSocketDirs = new Set<string>()
@@ -40,14 +41,24 @@ export interface PgliteOptions {
  * is ever opened and no other user can connect. PGlite has one backend
  * session; PgliteSession gives it to one connection at a time, for a whole
  * exchange or transaction. At most `maxConnections` clients at once; more
- * are refused as PostgreSQL refuses them (SQLSTATE 53300).
+ * are refused as PostgreSQL refuses them (SQLSTATE 53300). A data directory
+ * is locked for this process until stop() (lockDataDir).
+ * @throws DataDirLockedError when another process has `dataDir` open.
  */
 export async function startPgliteServer(
   dataDir: string | undefined,
   maxConnections: number,
   options: PgliteOptions = {},
 ): Promise<PgliteServer> {
-  const db = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
+  // Before PGlite touches the files: a second process must not even start recovery on them.
+  const lock = dataDir === undefined ? undefined : lockDataDir(dataDir)
+  let db: PGlite
+  try {
+    db = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir })
+  } catch (error) {
+    lock?.release()
+    throw error
+  }
   const socketDir = mkdtempSync(join(tmpdir(), 'svc-pglite-'))
   chmodSync(socketDir, 0o700)
   liveSocketDirs.add(socketDir)
@@ -75,6 +86,7 @@ export async function startPgliteServer(
     await listen(server, join(socketDir, `.s.PGSQL.${PGLITE_SOCKET_PORT}`))
   } catch (error) {
     await db.close()
+    lock?.release()
     removeSocketDir()
     throw error
   }
@@ -91,6 +103,7 @@ export async function startPgliteServer(
           await closed
           await db.close()
         } finally {
+          lock?.release()
           removeSocketDir()
         }
       })()),
