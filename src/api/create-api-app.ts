@@ -4,6 +4,7 @@ import type { ApiContext } from './api-context.ts'
 import { CORS_EXPOSED_HEADERS, CORS_HEADERS, CORS_MAX_AGE_SECONDS, CORS_METHODS } from './cors-settings.ts'
 import { apiDocs } from './plugins/api-docs.ts'
 import { apiBearerCheck, bearerAuth } from './plugins/auth.ts'
+import { hostAllowList } from './plugins/host-allow-list.ts'
 import { problemHandler } from './plugins/problem-handler.ts'
 import { rateLimit } from './plugins/rate-limit.ts'
 import { requestFacts } from './request-context.ts'
@@ -14,13 +15,14 @@ import { healthRoutes } from './routes/health-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
 
 /**
- * The Elysia app: cross-cutting plugins first (problem handler, CORS, rate
- * limit, auth), then the routes. What must hold for every response, even
+ * The Elysia app: cross-cutting plugins first (problem handler, Host
+ * allow-list, CORS, rate limit, auth), then the routes. What must hold for every response, even
  * ones Elysia never makes, lives in http-handler.ts around it.
  */
 export function createApiApp(ctx: ApiContext) {
   const routes = new RouteTable()
   let app = new Elysia({ name: 'svc-api' }).use(problemHandler({ logger: ctx.logger, routes }))
+  if (ctx.config.allowedHosts) app = app.use(hostAllowList(ctx.config.allowedHosts))
   if (ctx.config.corsOrigins.length > 0) {
     app = app.use(
       cors({
@@ -46,7 +48,7 @@ export function createApiApp(ctx: ApiContext) {
       const facts = requestFacts(request)
       facts.route = route
     })
-    .use(apiDocs())
+    .use(apiDocs({ hostChecked: ctx.config.allowedHosts !== undefined }))
     .use(healthRoutes(ctx))
     .use(configRoutes(ctx))
     .use(gateRoutes(ctx))

@@ -4,7 +4,9 @@
  * `application/problem+json` (it labels every schema `application/json`),
  * each error status says what it means (it writes "Response for status
  * 400"), and deleteGate's 204 has no body (it documents only statuses with
- * a schema). Idempotent: the plugin caches the document it returns.
+ * a schema). With SVC_APP_ALLOWED_HOSTS set every operation can answer
+ * 421, which no route declares: it is added then, with the 401's Problem
+ * schema. Idempotent: the plugin caches the document it returns.
  */
 
 const PROBLEM = 'application/problem+json'
@@ -15,6 +17,7 @@ const ERROR_MEANINGS: Readonly<Record<string, string>> = {
   '404': 'No such resource',
   '409': 'Conflicts with an existing resource',
   '413': 'Request body above the limit',
+  '421': 'The Host header names a host this API does not answer to (SVC_APP_ALLOWED_HOSTS)',
   '429': 'Rate limited: see Retry-After',
   '500': 'Internal error: the problem carries the request id',
   '503': 'Too many captures are waiting for the database: see Retry-After',
@@ -34,7 +37,12 @@ interface Description {
   paths?: Record<string, Record<string, Operation>>
 }
 
-export function refineApiDescription<T>(document: T): T {
+export interface RefineOptions {
+  /** Document 421 on every operation (SVC_APP_ALLOWED_HOSTS is set). @default false */
+  readonly hostChecked?: boolean
+}
+
+export function refineApiDescription<T>(document: T, options: RefineOptions = {}): T {
   const paths = (document as Description).paths ?? {}
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
@@ -47,6 +55,8 @@ export function refineApiDescription<T>(document: T): T {
         const json = response.content?.['application/json']
         if (json !== undefined) response.content = { [PROBLEM]: json }
       }
+      const problem = responses['401']
+      if (options.hostChecked && problem && !responses['421']) responses['421'] = { description: ERROR_MEANINGS['421'], content: problem.content }
       if (operation.operationId === 'deleteGate' && !responses['204']) {
         operation.responses = { '204': { description: 'Deleted, with every request captured for it; no body' }, ...responses }
       }

@@ -7,6 +7,7 @@ const KINDS: Record<AppErrorCode | 'internal', { status: number; title: string }
   unauthorized: { status: 401, title: 'Unauthorized' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'misdirected-request': { status: 421, title: 'Misdirected request' },
   conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },

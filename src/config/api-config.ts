@@ -1,8 +1,10 @@
 import { type } from 'arktype'
+import type { AllowedHosts } from '../net/allowed-hosts.ts'
 import type { CidrSet } from '../net/cidr.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
 import {
+  allowedHostsField,
   apiKeyField,
   booleanField,
   cidrListField,
@@ -33,6 +35,7 @@ const apiFields = {
   SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),
   SVC_APP_CORS_ORIGINS: originListField.default(''),
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
+  'SVC_APP_ALLOWED_HOSTS?': allowedHostsField,
   SVC_APP_RATE_LIMIT_EXEMPT: cidrListField.default(''),
   SVC_APP_RETENTION: positiveAgeField.default(DEFAULT_RETENTION),
   SVC_APP_CLEANUP_INTERVAL: positiveDurationField.default('1h'),
@@ -59,6 +62,8 @@ export interface ApiConfig extends LoggingConfig {
   readonly maxBodyBytes: number
   readonly corsOrigins: readonly string[]
   readonly trustedProxies: CidrSet
+  /** The Host values answered (DNS rebinding); undefined answers any. */
+  readonly allowedHosts: AllowedHosts | undefined
   /** Clients never rate limited (proxies reporting captures), matched on the client address. */
   readonly rateLimitExempt: CidrSet
   /** The global retention floor, in ms, and as the operator wrote it. */
@@ -107,6 +112,7 @@ export function loadApiConfig(env: Environment): ApiConfig {
     maxBodyBytes: v.SVC_APP_MAX_BODY_SIZE,
     corsOrigins: Object.freeze(v.SVC_APP_CORS_ORIGINS),
     trustedProxies: v.SVC_APP_TRUSTED_PROXIES,
+    allowedHosts: v.SVC_APP_ALLOWED_HOSTS,
     rateLimitExempt: v.SVC_APP_RATE_LIMIT_EXEMPT,
     retentionMs: v.SVC_APP_RETENTION,
     retention: (env.SVC_APP_RETENTION ?? '').trim() || DEFAULT_RETENTION,

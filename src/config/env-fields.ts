@@ -1,6 +1,7 @@
 import { type } from 'arktype'
 import { BASE_URL_RULE, isBaseUrl } from '../net/base-url.ts'
 import { parseCidr, CidrSet } from '../net/cidr.ts'
+import { ALLOWED_HOSTS_RULE, AllowedHosts, parseHostPattern } from '../net/allowed-hosts.ts'
 import { DURATION_RULE, MAX_TIMER_MS, MAX_TIMER_RULE, parseDuration } from './duration.ts'
 
 /**
@@ -139,3 +140,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const uuidField = type('string').pipe((text, ctx) =>
   UUID.test(text.trim()) ? text.trim().toLowerCase() : ctx.error('a UUID such as 0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'),
 )
+
+/** SVC_APP_ALLOWED_HOSTS: the Host values a server answers to (src/net/allowed-hosts.ts). */
+export const allowedHostsField = type('string').pipe((text, ctx) => {
+  const entries = splitList(text)
+  if (entries.length === 0) return ctx.error(ALLOWED_HOSTS_RULE)
+  const patterns = []
+  for (const entry of entries) {
+    const pattern = parseHostPattern(entry)
+    if (!pattern) return ctx.error(`${ALLOWED_HOSTS_RULE} ("${entry}" is not one)`)
+    patterns.push(pattern)
+  }
+  return new AllowedHosts(patterns)
+})

@@ -1,7 +1,8 @@
 import { type } from 'arktype'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
-import { apiKeyField, httpUrlField, integerField } from './env-fields.ts'
+import type { AllowedHosts } from '../net/allowed-hosts.ts'
+import { allowedHostsField, apiKeyField, httpUrlField, integerField } from './env-fields.ts'
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
 
@@ -13,6 +14,7 @@ const hubFields = {
   'VITE_API_BASE_URL?': httpUrlField,
   'VITE_API_KEY?': apiKeyField,
   SVC_APP_PORT: integerField(0, 65535).default('8070'),
+  'SVC_APP_ALLOWED_HOSTS?': allowedHostsField,
   ...commonFields,
 } as const
 
@@ -27,6 +29,8 @@ export interface HubConfig extends LoggingConfig {
   readonly apiBaseUrl: string
   /** The key the page presents; empty makes the page ask for one (sessionStorage only). */
   readonly apiKey: string
+  /** The Host values answered (DNS rebinding); undefined answers any. */
+  readonly allowedHosts: AllowedHosts | undefined
   /** VITE_* values inlined into a development build. */
   readonly buildTime: { readonly apiBaseUrl?: string; readonly apiKey?: string }
 }
@@ -45,6 +49,7 @@ export function loadHubConfig(env: Environment): HubConfig {
     port: v.SVC_APP_PORT,
     apiBaseUrl,
     apiKey: v.SVC_APP_API_KEY ?? '',
+    allowedHosts: v.SVC_APP_ALLOWED_HOSTS,
     buildTime: Object.freeze({ apiBaseUrl: v.VITE_API_BASE_URL, apiKey: v.VITE_API_KEY }),
   })
 }

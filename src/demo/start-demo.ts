@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path'
 import { createApi } from '../api/start-api.ts'
 import { loadApiConfig } from '../config/api-config.ts'
+import { loadHubConfig } from '../config/hub-config.ts'
 import { ConfigError } from '../config/config-error.ts'
 import { isAddressInUse } from '../net/listen.ts'
 import type { Environment } from '../config/environment.ts'
@@ -61,12 +62,15 @@ export async function startDemo(_env: Environment, argv: readonly string[] = [])
   const database = await openDatabase(databaseUrl, { max: 4, min: 1, idleTimeoutMs: 300_000, maxLifetimeMs: 3_600_000 })
   await migrate(database.sql)
   const hubOrigins = [`http://127.0.0.1:${DEMO_PORTS.hub}`, `http://localhost:${DEMO_PORTS.hub}`]
+  // The hub hands out the key: a page rebound to 127.0.0.1 gets a 421 (docs/hub.md).
+  const allowedHosts = '127.0.0.1,localhost'
   const api = await createApi(
     loadApiConfig({
       SVC_APP_DATABASE_URL: databaseUrl,
       SVC_APP_API_KEY: apiKey,
       SVC_APP_PORT: String(DEMO_PORTS.api),
       SVC_APP_CORS_ORIGINS: hubOrigins.join(','),
+      SVC_APP_ALLOWED_HOSTS: allowedHosts,
       // One proxy reports every capture from one address; the default
       // 1000/min is sized for people, not for a proxy.
       SVC_APP_RATE_LIMIT: '100000',
@@ -87,8 +91,9 @@ export async function startDemo(_env: Environment, argv: readonly string[] = [])
     }),
     { logger, hostname: '127.0.0.1' },
   )
+  const hubConfig = loadHubConfig({ SVC_APP_API_BASE_URL: api.url, SVC_APP_API_KEY: apiKey, SVC_APP_ALLOWED_HOSTS: allowedHosts })
   const hub = await startHubServer(
-    { port: DEMO_PORTS.hub, hostname: '127.0.0.1', apiBaseUrl: api.url, apiKey, distDir: DEFAULT_DIST_DIR },
+    { port: DEMO_PORTS.hub, hostname: '127.0.0.1', apiBaseUrl: api.url, apiKey, distDir: DEFAULT_DIST_DIR, allowedHosts: hubConfig.allowedHosts },
     logger,
   )
   const traffic = startTrafficGenerator(proxy.url)

@@ -14,6 +14,7 @@ export const APP_ERROR_CODES = [
   'unauthorized',
   'not-found',
   'method-not-allowed',
+  'misdirected-request',
   'conflict',
   'payload-too-large',
   'rate-limited',
@@ -63,6 +64,17 @@ export class MethodNotAllowedError extends AppError {
     readonly detail: string,
     readonly allowed: readonly string[],
   ) {
+    super(detail)
+  }
+}
+
+/**
+ * The request's Host is not one this server answers to (RFC 9110 §15.5.20):
+ * a page whose name was re-pointed at the server (DNS rebinding).
+ */
+export class MisdirectedRequestError extends AppError {
+  readonly code = 'misdirected-request'
+  constructor(readonly detail = 'this server does not answer to the host named in the request (SVC_APP_ALLOWED_HOSTS)') {
     super(detail)
   }
 }

@@ -1,10 +1,12 @@
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { buildHub, buildIsStale } from './build-hub.ts'
-import { runtimeConfigScript } from './runtime-config.ts'
+import { mayReadRuntimeConfig, runtimeConfigScript } from './runtime-config.ts'
 import { securityHeaders } from './security-headers.ts'
 import { CACHE, indexPath, resolveStatic } from './static-files.ts'
+import type { AllowedHosts } from '../net/allowed-hosts.ts'
 import { listenOr } from '../net/listen.ts'
+import { pathOf } from '../net/request-target.ts'
 
 /** Default port of the hub server (DESIGN.md "One entry, one flag"). */
 export const DEFAULT_HUB_PORT = 8070
@@ -22,6 +24,8 @@ export interface HubServerConfig {
   readonly distDir: string
   /** Bun.build `define` for that first build (see `viteDefine`). */
   readonly define?: Readonly<Record<string, string>>
+  /** SVC_APP_ALLOWED_HOSTS: the Host values answered; others get a 421. @default any host */
+  readonly allowedHosts?: AllowedHosts
 }
 
 /** What the server reports; the project's logger fits, and so does `console`. */
@@ -44,7 +48,9 @@ const SILENT: HubServerLog = { info() {}, error() {} }
 /**
  * Starts the hub's static server: the built SPA, `/config.js` with the
  * runtime configuration, the SPA's index for client routes, and `/health`.
- * Every response but `/health` carries the SPEC.md security headers.
+ * Every response but `/health` carries the security headers
+ * (security-headers.ts); a request naming a host outside `allowedHosts`
+ * gets a 421, `/health` excepted (orchestrators probe by IP).
  */
 export async function startHubServer(config: HubServerConfig, log: HubServerLog = SILENT): Promise<HubServer> {
   const distDir = resolve(config.distDir)
@@ -78,7 +84,7 @@ export async function startHubServer(config: HubServerConfig, log: HubServerLog 
  * config.js) is computed here, once.
  */
 export function createHubHandler(
-  config: Pick<HubServerConfig, 'apiBaseUrl' | 'apiKey' | 'distDir'>,
+  config: Pick<HubServerConfig, 'apiBaseUrl' | 'apiKey' | 'distDir' | 'allowedHosts'>,
   log: HubServerLog = SILENT,
 ): (req: Request) => Promise<Response> {
   const security = securityHeaders(config.apiBaseUrl)
@@ -104,16 +110,23 @@ export function createHubHandler(
   }
 
   return async (req) => {
-    const { pathname } = new URL(req.url)
+    const pathname = pathnameOf(req.url)
     // SPEC.md: "Its /health path is left untouched".
     if (pathname === '/health') {
       return new Response('ok\n', { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+    }
+    // DNS rebinding: a page whose name now points here still names its own host.
+    if (config.allowedHosts && !config.allowedHosts.allows(req.headers.get('host'))) {
+      return respond('misdirected request\n', 421, { 'Content-Type': 'text/plain; charset=utf-8' })
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return respond('method not allowed\n', 405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
     }
     try {
       if (pathname === '/config.js') {
+        if (!mayReadRuntimeConfig(req.headers)) {
+          return respond('forbidden\n', 403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': CACHE.config })
+        }
         return respond(configJs, 200, {
           'Content-Type': 'text/javascript; charset=utf-8',
           'Cache-Control': CACHE.config,
@@ -135,6 +148,16 @@ export function createHubHandler(
       return respond('internal error\n', 500, { 'Content-Type': 'text/plain; charset=utf-8' })
     }
   }
+}
+
+/**
+ * The URL's path, dot segments resolved. An empty or malformed `Host`
+ * (`Host: x:99999`) makes `req.url` a bare target or a URL that `new URL`
+ * refuses: its path is then taken as it is (resolveStatic still refuses
+ * `..`).
+ */
+function pathnameOf(url: string): string {
+  return URL.parse(url)?.pathname ?? pathOf(url)
 }
 
 function acceptsGzip(req: Request): boolean {

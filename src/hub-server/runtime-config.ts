@@ -9,3 +9,18 @@ export function runtimeConfigScript(config: { readonly apiBaseUrl: string; reado
   const value = JSON.stringify({ apiBaseUrl: config.apiBaseUrl, apiKey: config.apiKey })
   return `globalThis.__SVC_HUB_CONFIG__ = Object.freeze(${value});\n`
 }
+
+/**
+ * Whether `/config.js`, which may carry the configured key, is served to
+ * this request. Browsers say where a request comes from in
+ * `Sec-Fetch-Site`: `same-origin` for the hub's own page, `none` for an
+ * address the user typed. A page of another site (`cross-site`) or of
+ * another port or subdomain of the same site (`same-site`: any other
+ * service on the host) is refused. Without the header the client is not
+ * a browser that sends it (curl, an orchestrator, an old browser): served,
+ * as the key is to anyone who can load the page (docs/hub.md).
+ */
+export function mayReadRuntimeConfig(headers: Headers): boolean {
+  const site = headers.get('sec-fetch-site')
+  return site === null || site === 'same-origin' || site === 'none'
+}

@@ -4,7 +4,10 @@
  * DENY, Referrer-Policy no-referrer and a Content-Security-Policy (self-only
  * defaults; connect-src widened with the configured API base address;
  * frame-ancestors 'none'). It always sends Strict-Transport-Security with
- * max-age 31536000 and includeSubDomains.").
+ * max-age 31536000 and includeSubDomains."), and
+ * Cross-Origin-Resource-Policy same-origin: a browser then refuses every
+ * hub response to another site's page, `<script src=…/config.js>` with the
+ * configured key included (docs/hub.md "Serving").
  */
 
 /** Origin of the API base URL, or undefined when the API shares the hub's origin. */
@@ -44,7 +47,7 @@ export function contentSecurityPolicy(apiBaseUrl: string): string {
   ].join('; ')
 }
 
-/** The five headers, computed once per server. */
+/** The six headers, computed once per server. */
 export function securityHeaders(apiBaseUrl: string): Readonly<Record<string, string>> {
   return Object.freeze({
     'X-Content-Type-Options': 'nosniff',
@@ -52,5 +55,6 @@ export function securityHeaders(apiBaseUrl: string): Readonly<Record<string, str
     'Referrer-Policy': 'no-referrer',
     'Content-Security-Policy': contentSecurityPolicy(apiBaseUrl),
     'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+    'Cross-Origin-Resource-Policy': 'same-origin',
   })
 }

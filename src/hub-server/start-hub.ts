@@ -18,7 +18,7 @@ export async function startHub(env: Environment, argv: readonly string[] = []): 
   const define = viteDefine(config.buildTime)
   if (argv.includes('--rebuild')) await buildHub({ outDir: DEFAULT_DIST_DIR, define })
   const hub = await startHubServer(
-    { port: config.port, apiBaseUrl: config.apiBaseUrl, apiKey: config.apiKey, distDir: DEFAULT_DIST_DIR, define },
+    { port: config.port, apiBaseUrl: config.apiBaseUrl, apiKey: config.apiKey, distDir: DEFAULT_DIST_DIR, define, allowedHosts: config.allowedHosts },
     logger,
   )
   logger.info('hub listening', { url: hub.url, address: boundAddress(hub.server), 'api.base_url': withoutPassword(config.apiBaseUrl), 'api.key': config.apiKey ? 'configured' : 'asked in the page' })

@@ -3,8 +3,13 @@
  * without building a URL object on the hot path.
  */
 
-/** `/a/b?x=1` of `http://host/a/b?x=1`; `/` when there is no path. */
+/**
+ * `/a/b?x=1` of `http://host/a/b?x=1`; `/` when there is no path. Bun
+ * hands a request with an empty or malformed `Host` over with the bare
+ * target (`/a/b?x=1`) as its URL: that is returned as it is.
+ */
 export function pathAndQueryOf(url: string): string {
+  if (url.charCodeAt(0) === 47 /* '/' */) return url
   const start = url.indexOf('/', url.indexOf('//') + 2)
   return start === -1 ? '/' : url.slice(start)
 }

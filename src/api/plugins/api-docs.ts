@@ -2,7 +2,7 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { dirname, join } from 'node:path'
 import { NotFoundError } from '../../errors/app-error.ts'
-import { refineApiDescription } from '../openapi-refinements.ts'
+import { refineApiDescription, type RefineOptions } from '../openapi-refinements.ts'
 
 /** Swagger UI's own files, from the pinned swagger-ui-dist package. */
 const SWAGGER_DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
@@ -29,7 +29,7 @@ const ABSOLUTE_SPEC_URL = { url: SPEC_PATH }
  * served from the installed package: the docs work offline and load no
  * third-party script next to a bearer key.
  */
-export function apiDocs() {
+export function apiDocs(options: RefineOptions = {}) {
   return new Elysia({ name: 'api-docs' })
     .get(
       '/swagger/assets/:file',
@@ -42,7 +42,7 @@ export function apiDocs() {
       },
       { detail: { hide: true } },
     )
-    .onAfterHandle(({ path, response }) => (path === SPEC_PATH ? refineApiDescription(response) : undefined))
+    .onAfterHandle(({ path, response }) => (path === SPEC_PATH ? refineApiDescription(response, options) : undefined))
     .use(
       openapi({
         path: '/swagger',

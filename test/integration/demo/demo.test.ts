@@ -61,6 +61,11 @@ describe('bun run demo', () => {
       expect((await fetch('http://127.0.0.1:8081/health/ready')).status).toBe(200)
       const config = await (await fetch('http://127.0.0.1:8070/config.js')).text()
       expect(config).toContain(API)
+      // The hub hands out the key: a page whose name was rebound to 127.0.0.1 gets neither it nor the API.
+      const rebound = { headers: { Host: 'rebound.evil.test:8070', authorization: `Bearer ${key}` } }
+      expect((await fetch('http://127.0.0.1:8070/config.js', rebound)).status).toBe(421)
+      expect((await fetch(`${API}/gates`, rebound)).status).toBe(421)
+      expect((await fetch('http://localhost:8070/config.js')).status).toBe(200)
 
       // A second demo beside it says so in one line and leaves the first
       // alone, its data too, even when asked to --reset.
@@ -77,6 +82,8 @@ describe('bun run demo', () => {
 
       demo = startDemo()
       const again = await until(demo, 'the restarted demo', async () => {
+        // The hub starts last, just before Ctrl-C is handled: the API alone may answer earlier.
+        if ((await fetch('http://127.0.0.1:8070/health')).status !== 200) return undefined
         const c = await captures(key)
         return c.gateId === first.gateId && c.total >= first.total ? c : undefined
       })

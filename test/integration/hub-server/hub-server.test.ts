@@ -7,11 +7,12 @@ import { runInNewContext } from 'node:vm'
 import { gunzipSync } from 'node:zlib'
 import { contentSecurityPolicy, startHubServer, viteDefine } from '../../../src/hub-server/index.ts'
 import type { HubServer } from '../../../src/hub-server/index.ts'
+import { loadHubConfig } from '../../../src/config/hub-config.ts'
 
 const API = 'http://api.example.test:8090/base'
 const KEY = 'hub-test-key-0123456789'
 
-/** SPEC.md "Response security headers", the hub's static server. */
+/** SPEC.md "Response security headers", the hub's static server, and CORP (docs/hub.md). */
 const SECURITY = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -21,6 +22,7 @@ const SECURITY = {
     "connect-src 'self' http://api.example.test:8090; object-src 'none'; base-uri 'self'; " +
     "form-action 'self'; frame-ancestors 'none'",
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'cross-origin-resource-policy': 'same-origin',
 }
 
 let tmp: string
@@ -28,12 +30,12 @@ let distDir: string
 let hub: HubServer
 let script: string
 
-/** Sends a request line exactly as written (fetch would normalise the path). */
-function rawGet(path: string): Promise<{ status: number; text: string }> {
+/** Sends a request line and Host exactly as written (fetch would normalise the path). */
+function rawGet(path: string, host = '127.0.0.1', server: HubServer = hub): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const port = hub.server.port as number
+    const port = server.server.port as number
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
     })
     let data = ''
     socket.setEncoding('latin1')
@@ -128,6 +130,20 @@ describe('hub server', () => {
     expect(sandbox.__SVC_HUB_CONFIG__).toEqual({ apiBaseUrl: API, apiKey: KEY })
   })
 
+  test.each(['cross-site', 'same-site', 'other'])('/config.js is refused to a %s request: the key stays out of foreign pages', async (site) => {
+    const res = await get('/config.js', { headers: { 'Sec-Fetch-Site': site, 'Sec-Fetch-Dest': 'script', 'Sec-Fetch-Mode': 'no-cors' } })
+    expect(res.status).toBe(403)
+    expect(res.headers.get('cache-control')).toContain('no-store')
+    expectSecurityHeaders(res)
+    expect(await res.text()).not.toContain(KEY)
+  })
+
+  test.each(['same-origin', 'none'])('/config.js is served to a %s request', async (site) => {
+    const res = await get('/config.js', { headers: { 'Sec-Fetch-Site': site } })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain(KEY)
+  })
+
   test('hashed assets are cached for a year and immutable, gzip when accepted', async () => {
     const plain = await get(script, { headers: { 'Accept-Encoding': 'identity' } })
     expect(plain.status).toBe(200)
@@ -175,6 +191,12 @@ describe('hub server', () => {
     expect(res.text).toContain('X-Frame-Options: DENY')
   })
 
+  test.each(['', 'a b', 'x:99999'])('a malformed Host %p is answered, not a 500', async (host) => {
+    const res = await rawGet('/gates/x', host)
+    expect(res.status).toBe(200)
+    expect(res.text).toContain('<svc-app></svc-app>')
+  })
+
   test('only GET and HEAD are served', async () => {
     const post = await get('/', { method: 'POST', body: 'x' })
     expect(post.status).toBe(405)
@@ -190,6 +212,49 @@ describe('hub server', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toStartWith('image/svg+xml')
     expect(res.headers.get('cache-control')).toBe('public, max-age=3600')
+  })
+})
+
+describe('SVC_APP_ALLOWED_HOSTS (DNS rebinding)', () => {
+  let guarded: HubServer
+  beforeAll(async () => {
+    guarded = await startHubServer({
+      port: 0,
+      hostname: '127.0.0.1',
+      apiBaseUrl: API,
+      apiKey: KEY,
+      distDir,
+      allowedHosts: loadHubConfig({ SVC_APP_API_BASE_URL: API, SVC_APP_ALLOWED_HOSTS: '127.0.0.1,localhost' }).allowedHosts,
+    })
+  })
+  afterAll(async () => {
+    await guarded?.stop()
+  })
+
+  test.each(['/', '/config.js', 'the app script', '/gates/x', '/nope.js'])('%s under another Host is a plain 421 that leaks nothing', async (target) => {
+    const path = target === 'the app script' ? script : target
+    for (const host of ['rebound.evil.test', 'rebound.evil.test:8070', '127.0.0.2', '[::1]', 'localhost.evil.test', '']) {
+      const res = await rawGet(path, host, guarded)
+      expect(res.status).toBe(421)
+      expect(res.text).toContain('X-Frame-Options: DENY')
+      expect(res.text).toContain('Cross-Origin-Resource-Policy: same-origin')
+      expect(res.text).not.toContain(KEY)
+      expect(res.text).not.toContain('<svc-app>')
+    }
+  })
+
+  test('the hosts listed are served, any port and case', async () => {
+    for (const host of ['127.0.0.1', `127.0.0.1:${guarded.server.port}`, 'LocalHost:8070', 'localhost']) {
+      const res = await rawGet('/config.js', host, guarded)
+      expect(res.status).toBe(200)
+      expect(res.text).toContain(KEY)
+    }
+  })
+
+  test('/health answers under any Host: orchestrators probe by IP', async () => {
+    const res = await rawGet('/health', '10.1.2.3:8070', guarded)
+    expect(res.status).toBe(200)
+    expect(res.text).toEndWith('ok\n')
   })
 })
 

@@ -69,6 +69,13 @@ describe('loadApiConfig', () => {
     expect(config.trustedProxies.has('10.1.2.3')).toBe(true)
   })
 
+  test('SVC_APP_ALLOWED_HOSTS: unset answers any host; set, only the hosts listed', () => {
+    expect(loadApiConfig(BASE).allowedHosts).toBeUndefined()
+    const allowed = loadApiConfig({ ...BASE, SVC_APP_ALLOWED_HOSTS: '127.0.0.1, localhost, *.example.com' }).allowedHosts!
+    expect(['127.0.0.1:8090', 'LOCALHOST', 'api.example.com'].map((h) => allowed.allows(h))).toEqual([true, true, true])
+    expect(allowed.allows('evil.test')).toBe(false)
+  })
+
   test.each([
     [{ SVC_APP_DATABASE_URL: '' }, 'SVC_APP_DATABASE_URL: is required'],
     [{ SVC_APP_DATABASE_URL: 'mysql://x' }, 'SVC_APP_DATABASE_URL: "mysql://x" must be a postgres://, postgresql:// or pglite:// URL'],
@@ -81,6 +88,7 @@ describe('loadApiConfig', () => {
     [{ SVC_APP_CORS_ORIGINS: 'http://a.example,*' }, 'SVC_APP_CORS_ORIGINS: "http://a.example,*" must be a list of origins without the wildcard "*"'],
     [{ SVC_APP_TRUSTED_PROXIES: '10.0.0.0/33' }, 'SVC_APP_TRUSTED_PROXIES: "10.0.0.0/33" must be a list of IP addresses or CIDR networks ("10.0.0.0/33" is neither)'],
     [{ SVC_APP_RATE_LIMIT_EXEMPT: '10.0.0.5, proxy.internal' }, 'SVC_APP_RATE_LIMIT_EXEMPT: "10.0.0.5, proxy.internal" must be a list of IP addresses or CIDR networks ("proxy.internal" is neither)'],
+    [{ SVC_APP_ALLOWED_HOSTS: 'localhost, api.example.com:8090' }, 'SVC_APP_ALLOWED_HOSTS: "localhost, api.example.com:8090" must be a list of host names or IP addresses without ports, optionally *.example.com for subdomains ("api.example.com:8090" is not one)'],
     [{ SVC_APP_READ_TIMEOUT: '20s', SVC_APP_WRITE_TIMEOUT: '10s' }, 'SVC_APP_WRITE_TIMEOUT: "10s" must be at least SVC_APP_READ_TIMEOUT (20s)'],
     [{ SVC_APP_IDLE_TIMEOUT: '10s' }, 'SVC_APP_IDLE_TIMEOUT: "10s" must be at least SVC_APP_WRITE_TIMEOUT (30s)'],
     [{ SVC_APP_HSTS_ENABLED: 'true', SVC_APP_HSTS_MAX_AGE: '0s' }, 'SVC_APP_HSTS_MAX_AGE: "0s" must be a positive duration when SVC_APP_HSTS_ENABLED is true'],
