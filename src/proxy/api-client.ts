@@ -105,7 +105,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     const { status } = exchange.response
     const kind = classifyApiAnswer(status, text)
-    const retryAfterMs = kind === 'throttled' || kind === 'unavailable' ? parseRetryAfter(exchange.response.headers.get('retry-after'), Date.now()) : undefined
+    const retryAfterMs =
+      kind === 'throttled' || kind === 'unavailable'
+        ? parseRetryAfter(exchange.response.headers.get('retry-after'), Date.now())
+        : undefined
     if (kind === 'refused' || kind === 'unavailable') throw new FailedStatus(kind, status, text, retryAfterMs)
     return { kind, status, text, retryAfterMs }
   }
