@@ -1,6 +1,7 @@
 import { type } from 'arktype'
 import { DEFAULT_DIFF_CONFIG, type DiffConfig } from '../diff/diff-config.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
+import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
 import type { ShadowSettings } from '../proxy/shadow-settings.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
@@ -29,6 +30,20 @@ const fieldPathListField = type('string').pipe((text, ctx) => {
     if (problem) return ctx.error(`a comma-separated list of field paths such as body.user.email (${problem})`)
   }
   return paths
+})
+
+/**
+ * Explicit endpoint templates for the diff log (docs/insights.md "Explicit
+ * templates"), checked by the rules of a gate's `endpoints`. A comma in a
+ * path is written %2C: templates compare percent-decoded.
+ */
+const endpointTemplatesField = type('string').pipe((text, ctx) => {
+  try {
+    return EndpointTemplates.parse(splitList(text))
+  } catch (error) {
+    if (!(error instanceof EndpointTemplateError)) throw error
+    return ctx.error(`a comma-separated list of path templates such as /v2/products/{sku}/price (${error.message})`)
+  }
 })
 
 /** SPEC.md "Proxy, common". */
@@ -76,6 +91,8 @@ const standaloneFields = {
   SVC_APP_DIFF_INCLUDED_FIELDS: fieldPathListField.default(''),
   SVC_APP_DIFF_FLOAT_TOLERANCE: minimumNumberField(0).default('0'),
   SVC_APP_DIFF_SORT_ARRAYS: booleanField.default('false'),
+  /** The endpoint and signature of `response diff detected`; in API mode the gate's `endpoints` apply. */
+  SVC_APP_ENDPOINTS: endpointTemplatesField.default(''),
 } as const
 
 const proxyFields = { ...commonProxyFields, ...apiModeFields, ...standaloneFields } as const
@@ -120,12 +137,14 @@ export interface StandaloneModeConfig {
   readonly liveUrl: string
   readonly shadowUrl: string
   readonly diff: DiffConfig
+  /** SVC_APP_ENDPOINTS, for the diff log's endpoint and signature. */
+  readonly endpoints: EndpointTemplates
 }
 
 export type ProxyMode = ApiModeConfig | StandaloneModeConfig
 
 /** What the proxy knows before (in API mode) the gate is fetched. */
-export type ShadowLimits = Omit<ShadowSettings, 'liveUrl' | 'shadowUrl' | 'gate' | 'diff'>
+export type ShadowLimits = Omit<ShadowSettings, 'liveUrl' | 'shadowUrl' | 'gate' | 'diff' | 'endpoints'>
 
 export interface ProxyConfig extends LoggingConfig {
   readonly port: number
@@ -257,6 +276,7 @@ function resolveMode(v: Validated, raw: (name: string) => string | undefined): P
       float_tolerance: v.SVC_APP_DIFF_FLOAT_TOLERANCE,
       sort_arrays: v.SVC_APP_DIFF_SORT_ARRAYS,
     }),
+    endpoints: v.SVC_APP_ENDPOINTS,
   })
 }
 

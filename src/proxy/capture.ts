@@ -62,6 +62,10 @@ export interface ShadowNotAttempted {
   readonly path: string
   /** Live's status; 0 when live failed. */
   readonly liveStatus: number
+  /** Live's error text when it failed (the body of a status 0), for the error signature. */
+  readonly liveError?: string
+  /** The shadow's error text: why it was not attempted. */
+  readonly shadowError: string
   /** The comparison's cause, as compareResponses gives it for these sides (`failureCause`). */
   readonly cause: string
 }

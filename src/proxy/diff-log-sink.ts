@@ -5,17 +5,21 @@
  * `response diff detected` with `request.id`, `request.method`,
  * `request.path`, `live_status`, `shadow_status` and the formatted `diff`
  * (SPEC.md "Events"), plus the client's own X-Request-ID when it sent one
- * (`request.id` is the capture's id, docs/proxy.md). Nothing is sent
- * anywhere.
+ * (`request.id` is the capture's id, docs/proxy.md), and the capture's
+ * `endpoint` (`GET /v2/products/{id}`) and `signature` id, as the API
+ * computes them for the same capture (docs/insights.md "In logs"). A
+ * failed side is the rate-limited `comparison failed` warning, with its
+ * endpoint and error signature. Nothing is sent anywhere.
  */
-import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions } from '../diff/index.ts'
+import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions, type PatchOp } from '../diff/index.ts'
+import { EndpointTemplates, endpointOf, signatureOf, type ResponseOutcome, type Signature } from '../insights/index.ts'
 import type { Logger, RateLimitedLogger } from '../log/index.ts'
 import type { GateComparisons } from '../metrics/index.ts'
 import type { Capture, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture.ts'
 import type { ShadowSettings } from './shadow-settings.ts'
 
 export interface DiffLogSinkOptions {
-  readonly settings: Pick<ShadowSettings, 'diff' | 'redactedFields' | 'maxBodyBytes'>
+  readonly settings: Pick<ShadowSettings, 'diff' | 'redactedFields' | 'maxBodyBytes' | 'endpoints'>
   readonly logger: Logger
   /** For comparison errors, which come in floods when the shadow is down. */
   readonly warnings: RateLimitedLogger
@@ -31,21 +35,38 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     redactedFields: options.settings.redactedFields,
     maxBodyBytes: options.settings.maxBodyBytes,
   })
+  const templates = options.settings.endpoints ?? EndpointTemplates.NONE
   const erred: SinkOutcome = { kind: 'compared', result: 'error' }
+
+  /**
+   * The endpoint and signature the API gives the same capture: it stores
+   * the method upper-cased. Only for a capture that is logged: nothing is
+   * computed for a match.
+   */
+  function signed(method: string, path: string, live: ResponseOutcome, shadow: ResponseOutcome, ops: readonly PatchOp[]) {
+    const endpoint = endpointOf(method.toUpperCase(), path, templates)
+    // Defined for a diff (non-empty ops) and for a failed side, the only callers.
+    const signature = signatureOf(endpoint, { live, shadow, ops }) as Signature
+    return { endpoint: `${endpoint.method} ${endpoint.template}`, signature }
+  }
 
   // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
   // shadow that is down fails every request the same way: one line per
-  // interval, the counter has the exact number.
+  // interval and kind of failure (the failed sides' error classes, a
+  // handful of keys whatever the traffic), the counter has the exact number.
   function error(
     id: string,
     clientRequestId: string | undefined,
     method: string,
     path: string,
-    liveStatus: number,
-    shadowStatus: number,
+    live: ResponseOutcome,
+    shadow: ResponseOutcome,
     cause: string,
   ) {
     comparisons.record('error')
+    if (!logger.enabled('warn')) return
+    const { endpoint, signature } = signed(method, path, live, shadow, NO_OPS)
+    const classes = signature.kind === 'error' ? `${signature.liveError}/${signature.shadowError}` : ''
     warnings.warn(
       'comparison failed',
       {
@@ -53,11 +74,13 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
         ...clientIdAttr(clientRequestId),
         'request.method': method,
         'request.path': path,
-        live_status: liveStatus,
-        shadow_status: shadowStatus,
+        endpoint,
+        signature: signature.id,
+        live_status: live.status,
+        shadow_status: shadow.status,
         cause,
       },
-      'comparison failed',
+      `comparison failed ${classes}`,
     )
   }
 
@@ -70,27 +93,36 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
         case 'match':
           comparisons.record('match')
           break
-        case 'diff':
+        case 'diff': {
           comparisons.record('diff', comparison.ops.length)
+          if (!logger.enabled('info')) break
+          // The ops the API would store for this capture (processCapture
+          // compares the same way), so the signature is the API's.
+          const { endpoint, signature } = signed(capture.method, capture.path, capture.live, capture.shadow, comparison.ops)
           logger.info(DIFF_LOG_MESSAGE, {
             'request.id': capture.id,
             ...clientIdAttr(capture.clientRequestId),
             'request.method': capture.method,
             'request.path': capture.path,
+            endpoint,
+            signature: signature.id,
             live_status: capture.live.status,
             shadow_status: capture.shadow.status,
             diff: formatPatch(comparison.ops),
           })
           break
+        }
         case 'error':
-          error(capture.id, capture.clientRequestId, capture.method, capture.path, capture.live.status, capture.shadow.status, comparison.cause)
+          error(capture.id, capture.clientRequestId, capture.method, capture.path, capture.live, capture.shadow, comparison.cause)
           break
       }
       return { kind: 'compared', result: comparison.kind }
     },
     // An error needs the statuses, the ids and the cause only.
     shadowNotAttempted(request: ShadowNotAttempted): SinkOutcome {
-      error(request.id, request.clientRequestId, request.method, request.path, request.liveStatus, 0, request.cause)
+      // Live's body is not kept: only a failed live's error text is read.
+      const live = { status: request.liveStatus, body: request.liveError ?? '' }
+      error(request.id, request.clientRequestId, request.method, request.path, live, { status: 0, body: request.shadowError }, request.cause)
       return erred
     },
   }
@@ -102,3 +134,4 @@ function clientIdAttr(clientRequestId: string | undefined): Record<string, strin
 }
 
 const NO_ATTRS: Record<string, string> = {}
+const NO_OPS: readonly PatchOp[] = []

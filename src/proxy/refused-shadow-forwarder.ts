@@ -71,6 +71,8 @@ export function createRefusedShadowForwarder(
         method,
         path: splitTarget(target).path,
         liveStatus: result.ok ? result.exchange.response.status : 0,
+        liveError: result.ok ? undefined : result.error.message,
+        shadowError: notAttemptedText,
         cause: result.ok ? shadowOnlyCause : failureCause(result.error.message, notAttemptedText),
       })
     } catch (error) {

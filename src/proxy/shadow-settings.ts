@@ -5,6 +5,7 @@
  */
 import type { DiffConfig } from '../diff/diff-config.ts'
 import type { CidrSet } from '../net/cidr.ts'
+import type { EndpointTemplates } from '../insights/index.ts'
 import type { ShadowRules } from './shadow-rules.ts'
 
 /**
@@ -62,4 +63,11 @@ export interface ShadowSettings {
   readonly trustedProxies?: CidrSet
   /** How to compare (standalone and module); unused when an API computes the diff. */
   readonly diff: DiffConfig
+  /**
+   * Explicit endpoint templates, for the `endpoint` and `signature` of the
+   * diff log (SVC_APP_ENDPOINTS, the module's `endpoints`; docs/insights.md);
+   * unused when an API computes the diff (the gate's `endpoints` apply).
+   * @default none: every path gets its automatic template
+   */
+  readonly endpoints?: EndpointTemplates
 }

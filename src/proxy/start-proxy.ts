@@ -102,6 +102,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
               shadowUrl: config.mode.shadowUrl,
               gate: '',
               diff: config.mode.diff,
+              endpoints: config.mode.endpoints,
             },
             sink: undefined,
             breaker: undefined,

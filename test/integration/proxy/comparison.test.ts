@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { diffSignature, errorSignature } from '../../../src/insights/index.ts'
 import { freePort, gzipJson, json, JSON_DOCUMENT, useUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 
@@ -36,6 +37,8 @@ describe('standalone comparison', () => {
         'http.request.header.x-request-id': '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40',
         'request.method': 'GET',
         'request.path': '/json',
+        endpoint: 'GET /json',
+        signature: diffSignature({ method: 'GET', template: '/json' }, [{ op: 'replace', path: '/body/pagination/total' }])!.id,
         live_status: 200,
         shadow_status: 200,
         diff: 'replace /body/pagination/total=17',
@@ -128,6 +131,10 @@ describe('standalone comparison', () => {
       expect(performance.now() - started).toBeLessThan(250)
       const record = await proxy.waitForRecord('comparison failed')
       expect(String(record.cause)).toContain('timed out after 300ms')
+      expect(record).toMatchObject({
+        endpoint: 'GET /json',
+        signature: errorSignature({ method: 'GET', template: '/json' }, null, 'timeout').id,
+      })
       await proxy.settled()
       expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(1)
     }))

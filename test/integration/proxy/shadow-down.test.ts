@@ -95,6 +95,7 @@ describe('a shadow that is down, in the core', () => {
           method: 'GET',
           path: '/json',
           liveStatus: 200,
+          shadowError: NOT_ATTEMPTED,
           cause: `shadow failed: ${NOT_ATTEMPTED}`,
         },
       ])

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError } from '../../../src/config/config-error.ts'
 import { loadProxyConfig } from '../../../src/config/proxy-config.ts'
+import { EndpointTemplates } from '../../../src/insights/index.ts'
 
 const STANDALONE = { SVC_APP_LIVE_URL: 'http://127.0.0.1:3000', SVC_APP_SHADOW_URL: 'http://127.0.0.1:3001' }
 const GATE_ID = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
@@ -108,8 +109,19 @@ describe('standalone mode', () => {
         float_tolerance: 0.001,
         sort_arrays: true,
       },
+      endpoints: EndpointTemplates.NONE,
     })
     expect(config.shadow.redactedFields).toEqual(['body.user.email'])
+  })
+
+  test('SVC_APP_ENDPOINTS: explicit templates in the order given, the automatic rule for the rest', () => {
+    const config = loadProxyConfig({ ...STANDALONE, SVC_APP_ENDPOINTS: ' /v2/products/{sku}/price, /static/* ,' })
+    if (config.mode.kind !== 'standalone') throw new Error('expected standalone mode')
+    const { endpoints } = config.mode
+    expect(endpoints.templates.map((template) => template.source)).toEqual(['/v2/products/{sku}/price', '/static/*'])
+    expect(endpoints.templateOf('/v2/products/abc/price')).toBe('/v2/products/{sku}/price')
+    expect(endpoints.templateOf('/static/img/logo.png')).toBe('/static/*')
+    expect(endpoints.templateOf('/v2/orders/15028')).toBe('/v2/orders/{id}')
   })
 
   test('lists API-mode variables that are set as ignored', () => {
@@ -157,6 +169,12 @@ describe('API mode', () => {
       'SVC_APP_DIFF_SORT_ARRAYS',
     ])
   })
+
+  test('SVC_APP_ENDPOINTS is ignored: the gate\'s endpoints apply', () => {
+    expect(loadProxyConfig({ ...API, SVC_APP_ENDPOINTS: '/v2/products/{sku}' }).ignoredVariables).toEqual([
+      'SVC_APP_ENDPOINTS',
+    ])
+  })
 })
 
 describe('exactly one mode', () => {
@@ -199,6 +217,30 @@ describe('one clear line per invalid value', () => {
     ['SVC_APP_TRUSTED_PROXIES', '10.0.0.1, lb.internal', 'SVC_APP_TRUSTED_PROXIES: "10.0.0.1, lb.internal" must be a list of IP addresses or CIDR networks ("lb.internal" is neither)'],
   ])('%s=%s', (variable, value, line) => {
     expect(errorOf({ ...STANDALONE, [variable]: value }).message).toStartWith(line)
+  })
+
+  test.each([
+    [
+      '/v2/products/{sku}, /v2/{id}.json',
+      'SVC_APP_ENDPOINTS: "/v2/products/{sku}, /v2/{id}.json" must be a comma-separated list of path templates such as /v2/products/{sku}/price (invalid endpoint template "/v2/{id}.json" (at index 1): a "{name}" must fill a whole segment)',
+    ],
+    [
+      'v2/products',
+      'SVC_APP_ENDPOINTS: "v2/products" must be a comma-separated list of path templates such as /v2/products/{sku}/price (invalid endpoint template "v2/products" (at index 0): it must start with "/")',
+    ],
+    [
+      '/a, /b, /a',
+      'SVC_APP_ENDPOINTS: "/a, /b, /a" must be a comma-separated list of path templates such as /v2/products/{sku}/price (invalid endpoint template "/a" (at index 2): it is listed twice)',
+    ],
+  ])('SVC_APP_ENDPOINTS=%s names the template at fault', (value, line) => {
+    expect(errorOf({ ...STANDALONE, SVC_APP_ENDPOINTS: value }).message).toBe(line)
+  })
+
+  test('SVC_APP_ENDPOINTS holds at most 500 templates', () => {
+    const value = Array.from({ length: 501 }, (_, i) => `/t${i}`).join(',')
+    expect(errorOf({ ...STANDALONE, SVC_APP_ENDPOINTS: value }).message).toEndWith(
+      'must be a comma-separated list of path templates such as /v2/products/{sku}/price (invalid endpoint templates: at most 500 templates are allowed, got 501)',
+    )
   })
 
   test('a malformed shadow rule names the rule and its position', () => {
