@@ -6,6 +6,7 @@
  */
 import { MAX_TIMER_MS, parseDuration } from '../config/duration.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
+import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
 import { parseCidr } from '../net/cidr.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { ModuleConfigError } from './module-config-error.ts'
@@ -161,6 +162,39 @@ export const readAddressList: ValueReader<string[]> = (field) => {
     }
   })
   return entries
+}
+
+/**
+ * `endpoints`: explicit endpoint templates for the diff log
+ * (docs/insights.md "Explicit templates"), split and trimmed as field
+ * lists are and checked by the rules of a gate's `endpoints`; an error
+ * points at the value that holds the bad template. Kept as written, for
+ * `printBlock`.
+ */
+export const readEndpointList: ValueReader<string[]> = (field) => {
+  const templates: string[] = []
+  /** The value each template came from. */
+  const from: number[] = []
+  field.values.forEach((value, index) => {
+    if (typeof value !== 'string') throw invalid(field, index, 'path templates as text')
+    for (const piece of value.split(',')) {
+      const template = piece.trim()
+      if (template === '') continue
+      templates.push(template)
+      from.push(index)
+    }
+  })
+  try {
+    EndpointTemplates.parse(templates)
+  } catch (error) {
+    if (!(error instanceof EndpointTemplateError)) throw error
+    const index = error.index === undefined ? undefined : from[error.index]
+    const at = (index === undefined ? undefined : field.valueAt[index]) ?? field.at
+    const found = error.template === undefined ? `${templates.length} templates` : JSON.stringify(error.template)
+    const expected = 'path templates such as /v2/products/{sku}/price'
+    throw new ModuleConfigError(field.name, expected, found, at, error.message)
+  }
+  return templates
 }
 
 /**

@@ -4,7 +4,7 @@
  * the object form, whose option names are the camelCase of these.
  */
 
-/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`); the printer keeps it. */
+/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`, `endpoints`); the printer keeps it. */
 export const SVC_GATE_DIRECTIVES = [
   'live',
   'shadow',
@@ -21,6 +21,7 @@ export const SVC_GATE_DIRECTIVES = [
   'diff_sort_arrays',
   'redacted_fields',
   'trusted_proxies',
+  'endpoints',
 ] as const
 export type SvcGateDirective = (typeof SVC_GATE_DIRECTIVES)[number]
 
@@ -39,7 +40,7 @@ export const BLOCK_DIRECTIVES: ReadonlyMap<string, readonly string[]> = new Map(
 ])
 
 /**
- * Lists (field paths, addresses): several values per directive, each
+ * Lists (field paths, addresses, templates): several values per directive, each
  * possibly comma-separated, and the directive may be repeated to extend the
  * list (long lists need not fit on one line). Every other directive may
  * appear once.
@@ -49,6 +50,7 @@ export const LIST_DIRECTIVES: ReadonlySet<string> = new Set([
   'diff_included_fields',
   'redacted_fields',
   'trusted_proxies',
+  'endpoints',
 ])
 
 /** The object form's name for a directive: `max_idle_conns` -> `maxIdleConns`. */

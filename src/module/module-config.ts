@@ -10,6 +10,7 @@ import {
   readAddressList,
   readCount,
   readDuration,
+  readEndpointList,
   readFieldList,
   readRate,
   readRules,
@@ -60,6 +61,8 @@ export interface SvcGateConfig {
   readonly redactedFields: readonly string[]
   /** IPs and CIDR networks as written (`trusted_proxies`); empty: no peer is trusted. */
   readonly trustedProxies: readonly string[]
+  /** Explicit endpoint templates as written (`endpoints`); empty: automatic templates only. */
+  readonly endpoints: readonly string[]
 }
 
 /** A duration as Go-style text (`"5s"`) or a number of milliseconds. */
@@ -113,6 +116,12 @@ export interface SvcGateOptions {
    * replaced by what the module saw. @default []
    */
   trustedProxies?: string | readonly string[]
+  /**
+   * Explicit endpoint templates such as `/v2/products/{sku}/price`, for
+   * the `endpoint` and `signature` of `response diff detected`, as the
+   * proxy's SVC_APP_ENDPOINTS (docs/insights.md). @default []
+   */
+  endpoints?: string | readonly string[]
 }
 
 /** Parses and validates the text of an `svc_gate { ... }` block. */
@@ -165,6 +174,7 @@ const READERS = {
   diff_sort_arrays: readSwitch,
   redacted_fields: readFieldList,
   trusted_proxies: readAddressList,
+  endpoints: readEndpointList,
 } satisfies Record<SvcGateDirective, ValueReader<unknown>>
 
 const HTTP_CLIENT_READERS = {
@@ -227,6 +237,7 @@ function buildConfig(section: RawSection): SvcGateConfig {
     diffSortArrays: values.diff_sort_arrays ?? false,
     redactedFields: values.redacted_fields ?? [],
     trustedProxies: values.trusted_proxies ?? [],
+    endpoints: values.endpoints ?? [],
   })
 }
 

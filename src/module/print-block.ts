@@ -38,6 +38,7 @@ export function printBlock(config: SvcGateConfig): string {
     line('diff_sort_arrays', config.diffSortArrays ? 'on' : 'off'),
     list('redacted_fields', config.redactedFields),
     list('trusted_proxies', config.trustedProxies),
+    list('endpoints', config.endpoints),
     '}',
   ]
   return `${lines.filter((text) => text !== undefined).join('\n')}\n`

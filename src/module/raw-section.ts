@@ -61,7 +61,9 @@ export function sectionFromDirectives(
       throw new ModuleConfigError(qualified, `a block "${name} { ... }"`, 'none', directive)
     }
     if (!nested && directive.block) {
-      throw new ModuleConfigError(qualified, 'values, not a block', 'a block', directive)
+      // `endpoints /v2/{sku}` reads as a value and a block: say how to write it.
+      const hint = directive.args.length > 0 ? ' (quote a value that holds "{", as "/v2/{sku}")' : ''
+      throw new ModuleConfigError(qualified, `values, not a block${hint}`, 'a block', directive)
     }
     if (!nested && directive.args.length === 0) {
       throw new ModuleConfigError(qualified, 'a value', 'none', directive)

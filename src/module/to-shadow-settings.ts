@@ -6,6 +6,7 @@
  * behaviour to the core. Pure: no I/O, nothing read from the environment.
  */
 import type { DiffConfig } from '../diff/diff-config.ts'
+import { EndpointTemplates } from '../insights/index.ts'
 import { CidrSet, parseCidr, type Cidr } from '../net/cidr.ts'
 import { compileShadowRules } from '../proxy/shadow-rules.ts'
 import type { ShadowSettings } from '../proxy/shadow-settings.ts'
@@ -46,6 +47,8 @@ export function toShadowSettings(config: SvcGateConfig): ShadowSettings {
     // Each entry was checked by `readAddressList`.
     trustedProxies: new CidrSet(config.trustedProxies.map((entry) => parseCidr(entry) as Cidr)),
     diff: Object.freeze(diff),
+    // Checked by `readEndpointList`.
+    endpoints: EndpointTemplates.parse(config.endpoints),
   })
 }
 

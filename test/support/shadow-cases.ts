@@ -12,6 +12,7 @@
  * reads the same for both.
  */
 import { expect, test } from 'bun:test'
+import { EndpointTemplates, endpointOf, errorSignature, signatureOf } from '../../src/insights/index.ts'
 import { SKIP_REASONS, type SkipReason } from '../../src/metrics/index.ts'
 import {
   freePort,
@@ -42,6 +43,7 @@ export interface CaseConfig {
   readonly diffSortArrays?: boolean
   readonly redactedFields?: readonly string[]
   readonly trustedProxies?: readonly string[]
+  readonly endpoints?: readonly string[]
 }
 
 export interface TargetConfig extends CaseConfig {
@@ -142,6 +144,20 @@ export interface ShadowCase {
 }
 
 const REQUEST_ID = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
+
+/**
+ * The `(op, path)` pairs of a logged `diff` attribute (format-patch.ts:
+ * `replace /body/a=1; add /body/b="x"; remove /body/c`), for paths without
+ * `=` and values without `; `.
+ */
+function opsOfLoggedDiff(text: string): { op: 'add' | 'remove' | 'replace'; path: string }[] {
+  return text.split('; ').map((part) => {
+    const space = part.indexOf(' ')
+    const op = part.slice(0, space) as 'add' | 'remove' | 'replace'
+    const rest = part.slice(space + 1)
+    return { op, path: op === 'remove' ? rest : rest.slice(0, rest.indexOf('=')) }
+  })
+}
 
 /** A handler that answers after `ms`. */
 function after(ms: number, answer: () => Response): () => Promise<Response> {
@@ -444,6 +460,41 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
     },
   },
   {
+    name: 'the diff record names its endpoint (explicit template first, else automatic) and its signature, computed as the API does from the logged diff',
+    config: { endpoints: ['/api/products/{sku}/price'] },
+    async run(c) {
+      c.live.route('/api/products/sku-15028/price', () => json({ price: 10, items: [{ id: 1 }, { id: 2 }] }))
+      c.shadow.route('/api/products/sku-15028/price', () => json({ price: 11, items: [{ id: 1 }, { id: 3 }] }))
+      c.live.route('/api/orders/15028', () => json({ total: 5 }))
+      c.shadow.route('/api/orders/15028', () => json({ total: 6, currency: 'EUR' }))
+      await drained(await c.request('/api/products/sku-15028/price?currency=EUR'))
+      await drained(await c.request('/api/orders/15028'))
+      await c.settled()
+      const records = c.target.records().filter((r) => r.msg === 'response diff detected')
+      expect(records).toHaveLength(2)
+      const templates = EndpointTemplates.parse(['/api/products/{sku}/price'])
+      const expected = new Map([
+        ['/api/products/sku-15028/price', 'GET /api/products/{sku}/price'],
+        ['/api/orders/15028', 'GET /api/orders/{id}'],
+      ])
+      for (const record of records) {
+        const path = String(record['request.path'])
+        expect(record.endpoint).toBe(expected.get(path))
+        const endpoint = endpointOf('GET', path, templates)
+        expect(`${endpoint.method} ${endpoint.template}`).toBe(String(record.endpoint))
+        const ops = opsOfLoggedDiff(String(record.diff))
+        expect(ops.length).toBeGreaterThan(0)
+        const signature = signatureOf(endpoint, {
+          live: { status: Number(record.live_status), body: '' },
+          shadow: { status: Number(record.shadow_status), body: '' },
+          ops,
+        })
+        expect(record.signature).toBe(signature!.id)
+      }
+      expect(records[0]!.signature).not.toBe(records[1]!.signature)
+    },
+  },
+  {
     name: 'a match is counted with gate="" and logs nothing',
     async run(c) {
       await drained(await c.request('/api/products'))
@@ -579,6 +630,8 @@ export const SHADOW_CASES: readonly ShadowCase[] = [
         shadow_status: 0,
         live_status: 200,
         'request.path': '/api/json',
+        endpoint: 'GET /api/json',
+        signature: errorSignature({ method: 'GET', template: '/api/json' }, null, 'refused').id,
       })
       expect(String(record.cause)).toContain('connection refused')
       await c.settled()

@@ -81,6 +81,7 @@ describe('examples/svc_gate.conf', () => {
       diffFloatTolerance: 0.015,
       redactedFields: ['body.customer.email', 'body.customer.phone'],
       trustedProxies: ['127.0.0.1', '::1'],
+      endpoints: ['/api/products/{sku}', '/api/search'],
     })
   })
 })

@@ -48,6 +48,7 @@ const DEFAULTS: SvcGateConfig = {
   diffSortArrays: false,
   redactedFields: [],
   trustedProxies: [],
+  endpoints: [],
 }
 
 describe('parseModuleConfig', () => {
@@ -80,6 +81,8 @@ describe('parseModuleConfig', () => {
         redacted_fields body.password "body.card number"
         trusted_proxies 10.0.0.0/8, 192.0.2.7
         trusted_proxies ::1
+        endpoints "/v2/products/{sku}/price, /static/*"
+        endpoints /health
       }`
     expect(parseModuleConfig(text)).toEqual({
       live: 'https://live.example:8443/base',
@@ -102,6 +105,7 @@ describe('parseModuleConfig', () => {
       diffSortArrays: true,
       redactedFields: ['body.password', 'body.card number'],
       trustedProxies: ['10.0.0.0/8', '192.0.2.7', '::1'],
+      endpoints: ['/v2/products/{sku}/price', '/static/*', '/health'],
     })
   })
 
@@ -173,7 +177,7 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 3,
       message:
-        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies), found unknown directive "sampling"',
+        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies, endpoints), found unknown directive "sampling"',
     },
     {
       name: 'unknown directive in http_client',
@@ -335,6 +339,28 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       message: 'trusted_proxies: expected IP addresses or CIDR networks, found "lb.internal"',
     },
     {
+      name: 'bad endpoint template in a later value',
+      text: block('endpoints "/v2/products/{sku}" "/a,/v2/{id}.json"'),
+      line: 4,
+      column: 34,
+      message:
+        'endpoints: invalid endpoint template "/v2/{id}.json" (at index 2): a "{name}" must fill a whole segment',
+    },
+    {
+      name: 'endpoint template listed twice across directives',
+      text: block('endpoints "/a/{x}"\n  endpoints "/b" "/a/{x}"'),
+      line: 5,
+      column: 18,
+      message: 'endpoints: invalid endpoint template "/a/{x}" (at index 2): it is listed twice',
+    },
+    {
+      name: 'endpoint template without its leading slash',
+      text: block('endpoints v2/products'),
+      line: 4,
+      column: 13,
+      message: 'endpoints: invalid endpoint template "v2/products" (at index 0): it must start with "/"',
+    },
+    {
       name: 'field path the diff cannot parse',
       text: block('diff_ignored_fields body.a "body..b"'),
       line: 4,
@@ -381,7 +407,14 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       text: block('sampling_rate 1 { }'),
       line: 4,
       column: 3,
-      message: 'sampling_rate: expected values, not a block, found a block',
+      message: 'sampling_rate: expected values, not a block (quote a value that holds "{", as "/v2/{sku}"), found a block',
+    },
+    {
+      name: 'an endpoint template left unquoted',
+      text: block('endpoints /v2/products/{sku}'),
+      line: 4,
+      column: 3,
+      message: 'endpoints: expected values, not a block (quote a value that holds "{", as "/v2/{sku}"), found a block',
     },
     {
       name: 'http_client without a block',
@@ -487,6 +520,7 @@ describe('validateModuleConfig (object form)', () => {
       diffSortArrays: true,
       redactedFields: 'headers.X-Secret',
       trustedProxies: ['10.0.0.0/8', '::1'],
+      endpoints: ['/v2/products/{sku}/price', '/static/*'],
     }
     const text = block(`sampling_rate 0.5
       live_timeout 1s
@@ -500,7 +534,8 @@ describe('validateModuleConfig (object form)', () => {
       diff_float_tolerance 0.5
       diff_sort_arrays on
       redacted_fields headers.X-Secret
-      trusted_proxies 10.0.0.0/8 ::1`)
+      trusted_proxies 10.0.0.0/8 ::1
+      endpoints "/v2/products/{sku}/price" /static/*`)
     expect(validateModuleConfig(options)).toEqual(parseModuleConfig(text))
   })
 
@@ -565,6 +600,12 @@ describe('validateModuleConfig (object form)', () => {
       directive: 'trustedProxies',
     },
     {
+      name: 'endpoint template',
+      text: 'endpoints "/a/*/b"',
+      options: { endpoints: ['/a/*/b'] },
+      directive: 'endpoints',
+    },
+    {
       name: 'rules',
       text: 'shadow_rules "deny"',
       options: { shadowRules: 'deny' },
@@ -584,7 +625,7 @@ describe('validateModuleConfig (object form)', () => {
     [
       'unknown option',
       { ...base, sampling_rate: 1 },
-      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies), found unknown option "sampling_rate"',
+      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies, endpoints), found unknown option "sampling_rate"',
     ],
     ['missing live', { shadow: 'http://a' }, 'options: expected a "live" option, found none'],
     ['not an object', 'x'.length, 'options: expected an object, found 1'],

@@ -8,6 +8,7 @@ import {
 } from '../../../src/module/module-config.ts'
 import { printBlock, quote } from '../../../src/module/print-block.ts'
 import { fieldPathProblem } from '../../../src/diff/field-path.ts'
+import { endpointTemplatesProblem } from '../../../src/insights/index.ts'
 import { compileShadowRules } from '../../../src/proxy/shadow-rules.ts'
 
 describe('printBlock', () => {
@@ -130,6 +131,19 @@ const ruleText = fc
       return false
     }
   })
+const templateSegment = fc.oneof(
+  fc.constantFrom('{id}', '{sku_1}', '*', ''),
+  fc
+    .array(fc.constantFrom('a', 'v2', '0', '.', '-', '%41', 'é', '~', "'", '"', ';', '\\', '}'), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((chars) => chars.join('')),
+)
+const endpointTemplate = fc
+  .array(templateSegment, { minLength: 1, maxLength: 4 })
+  .map((segments) => `/${segments.join('/')}`)
+  .filter((template) => endpointTemplatesProblem([template]) === undefined)
 const url = fc.webUrl({ withQueryParameters: false, withFragments: false })
 // Up to the longest a timer can wait (MAX_TIMER_MS), which the parser enforces.
 const wholeMs = fc.integer({ min: 1, max: 2 ** 31 - 1 })
@@ -166,6 +180,7 @@ const config: fc.Arbitrary<SvcGateConfig> = fc
       fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4().map((ip) => `${ip}/24`)),
       { maxLength: 3 },
     ),
+    endpoints: fc.uniqueArray(endpointTemplate, { maxLength: 3 }),
   })
   // parseModuleConfig rejects a shadow equal to live.
   .filter((c) => c.live.replace(/\/+$/, '') !== c.shadow.replace(/\/+$/, ''))

@@ -7,13 +7,14 @@ import { DEFAULT_HTTP_CLIENT, type ShadowSettings } from '../../../src/proxy/ind
 
 const URLS = { live: 'http://127.0.0.1:3000', shadow: 'http://127.0.0.1:3001' }
 
-/** The settings without the compiled rules and networks, which compare by their text. */
+/** The settings without the compiled rules, networks and templates, which compare by their text. */
 function comparable(settings: ShadowSettings) {
-  const { shadowRules, trustedProxies, ...rest } = settings
+  const { shadowRules, trustedProxies, endpoints, ...rest } = settings
   return {
     ...rest,
     rules: shadowRules.rules.map((rule) => `${rule.source}: ${rule.text}`),
     trustedProxies: trustedProxies?.cidrs.map(({ network, prefix }) => `${network.bytes.join('.')}/${prefix}`),
+    endpoints: endpoints?.templates.map((template) => template.source),
   }
 }
 
@@ -34,6 +35,7 @@ describe('toShadowSettings', () => {
       diff: { ...DEFAULT_DIFF_CONFIG },
       rules: ['base: allow GET:*', 'base: allow HEAD:*', 'base: allow OPTIONS:*', 'base: deny *:*'],
       trustedProxies: [],
+      endpoints: [],
     })
     expect(MODULE_GATE_LABEL).toBe('')
   })
@@ -61,6 +63,7 @@ describe('toShadowSettings', () => {
         diff_sort_arrays on
         redacted_fields body.user.email
         trusted_proxies 10.0.0.0/8 "192.0.2.7, ::1"
+        endpoints "/v2/products/{sku}/price" "/static/*"
       }`)
     expect(comparable(toShadowSettings(config))).toEqual({
       // No trailing slash: the core appends the request path to it.
@@ -94,6 +97,7 @@ describe('toShadowSettings', () => {
         'base: deny *:*',
       ],
       trustedProxies: ['10.0.0.0/8', '192.0.2.7/32', `${[...Array(15).fill(0), 1].join('.')}/128`],
+      endpoints: ['/v2/products/{sku}/price', '/static/*'],
     })
   })
 
@@ -128,6 +132,7 @@ describe('toShadowSettings', () => {
         diffSortArrays: true,
         redactedFields: ['headers.X-Token'],
         trustedProxies: '10.0.0.0/8, ::1',
+        endpoints: ['/v2/products/{sku}/price', '/static/*'],
       }),
     )
     const proxy = loadProxyConfig({
@@ -149,6 +154,7 @@ describe('toShadowSettings', () => {
       SVC_APP_DIFF_SORT_ARRAYS: 'true',
       SVC_APP_REDACTED_FIELDS: 'headers.X-Token',
       SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+      SVC_APP_ENDPOINTS: '/v2/products/{sku}/price, /static/*',
     })
     if (proxy.mode.kind !== 'standalone') throw new Error('expected standalone mode')
     // As start-proxy.ts builds them in standalone mode.
@@ -158,6 +164,7 @@ describe('toShadowSettings', () => {
       shadowUrl: proxy.mode.shadowUrl,
       gate: '',
       diff: proxy.mode.diff,
+      endpoints: proxy.mode.endpoints,
     }
     expect(comparable(module)).toEqual(comparable(standalone))
   })
