@@ -24,7 +24,7 @@ import { headerMapOfFields } from './capture.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
 import { ResponseReader } from './http1-response.ts'
 import type { Semaphore } from './semaphore.ts'
-import { toUpstreamError } from './upstream-error.ts'
+import { responseTooLarge, toUpstreamError } from './upstream-error.ts'
 import type { WholeResponse } from './upstream-pool.ts'
 
 /** One exchange's request: what `UpstreamRequest` says, with the body read. */
@@ -50,7 +50,11 @@ export interface Http1ClientOptions {
 }
 
 export interface Http1Client {
-  /** Sends the request and reads the response whole, within `maxBodyBytes` (0: unlimited). Rejects with an UpstreamError. */
+  /**
+   * Sends the request and reads the response whole, within `maxBodyBytes`
+   * (0: unlimited; past it, a `too_large` UpstreamError). Rejects with an
+   * UpstreamError.
+   */
   send(request: Http1Request, maxBodyBytes: number): Promise<WholeResponse>
 }
 
@@ -144,15 +148,18 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         const head = reader.head!
         const latencyMs = connection.headAt - started
         recorder?.observe(method, head.status, latencyMs / 1000)
-        if (reader.tooLarge) return { kind: 'too-large' }
-        const headers = headerMapOfFields(head.fields, head.setCookies)
-        return { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }
+        if (!reader.tooLarge) {
+          const headers = headerMapOfFields(head.fields, head.setCookies)
+          return { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }
+        }
       } catch (error) {
         recorder?.observe(method, 0, (performance.now() - started) / 1000)
         throw toUpstreamError(error, target, signal)
       } finally {
         slots.release()
       }
+      // Its head came: observed above with its status, not as a failure.
+      throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
     },
   }
 }

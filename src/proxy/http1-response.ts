@@ -10,46 +10,35 @@
  * or a 1xx/204/304 status; `Transfer-Encoding` ending in chunked, then
  * chunked; any other `Transfer-Encoding`, then until the connection closes;
  * then `Content-Length`; else until the connection closes. Interim 1xx
- * responses (100 Continue, 103 Early Hints) are skipped.
+ * responses (100 Continue, 103 Early Hints) are skipped. The head itself
+ * is read by `response-head.ts`.
  */
+import {
+  framingOf,
+  headEnd,
+  keepsAlive,
+  MAX_HEAD_BYTES,
+  parseHead,
+  ResponseProtocolError,
+  ResponseTooLargeError,
+  type ResponseHead,
+} from './response-head.ts'
 
-/** The bytes do not make an HTTP/1.1 response: the connection cannot be trusted further. */
-export class ResponseProtocolError extends Error {
-  readonly code = 'ECONNRESET'
-  constructor(message: string) {
-    super(`invalid response from upstream: ${message}`)
-  }
-}
-
-/** The response's fields by lower-case name, repeated ones joined with ", " (as `Headers` does); Set-Cookie apart. */
-export interface ResponseFields {
-  readonly fields: Record<string, string>
-  readonly setCookies: readonly string[]
-}
-
-export interface ResponseHead extends ResponseFields {
-  readonly status: number
-}
-
-/** What a `push()` or `end()` left the reader in. */
+/** What a `push()` or `end()` left the reader in: `too-large` is a body past the bound. */
 export type ReadState = 'more' | 'done' | 'too-large'
 
-/**
- * A head (or a trailer section) longer than this is refused rather than
- * buffered, however the bytes are split (Bun's and Go's limits are of
- * this order).
- */
-const MAX_HEAD_BYTES = 64 * 1024
 /** A chunk-size line longer than this is refused (hex digits and extensions). */
 const MAX_CHUNK_LINE_BYTES = 4096
 const CRLF = Buffer.from('\r\n')
 const LF = 10
 const CR = 13
 const EMPTY = new Uint8Array(0)
+/** The first buffer kept for an unfinished unit; it doubles as the unit grows. */
+const MIN_PENDING_BYTES = 256
+/** Bytes at the end of what was searched that the next search looks at again: `\n\r\n` may straddle two reads. */
+const TERMINATOR_OVERLAP = 3
 /** A chunk-size line as fetch takes it: hex digits, then extensions or nothing (no whitespace). */
 const CHUNK_SIZE_LINE = /^([0-9a-fA-F]{1,15})(?:;.*)?$/
-/** Field values: visible bytes, spaces and tabs; a CR, LF or other control byte is refused, as fetch refuses it. */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
 const enum Phase {
   Head,
@@ -68,15 +57,28 @@ export class ResponseReader {
   reusable = false
   /** Whether any byte of a response came in (a reused connection that closes before is stale). */
   received = false
-  private phase = Phase.Head
-  /** Bytes of an unfinished head, chunk-size line or chunk terminator. */
-  private carry: Buffer | undefined
-  private remaining = 0
   /** Whether the body turned out larger than the bound (then it is not kept, and the connection not reused). */
   tooLarge = false
+  /**
+   * Bytes looked at or copied while waiting for the end of a head, a
+   * chunk-size line or a trailer line: at most a few times the bytes
+   * received, however they are split (a hostile upstream that sends its
+   * head a byte at a time must not cost quadratic work).
+   */
+  scanned = 0
+  private phase = Phase.Head
+  /** Bytes of an unfinished head, chunk-size line, trailer line or chunk terminator, in `pending[0, pendingLength)`. */
+  private pending: Buffer | undefined
+  private pendingLength = 0
+  /** How far into `pending` the search for the unit's end has looked (less a few bytes a terminator may straddle). */
+  private searched = 0
+  /** Where the current `push()`'s first search may start (`searched`, for the pending bytes); 0 after its first step. */
+  private resume = 0
+  private remaining = 0
   private parts: Uint8Array[] = []
   private total = 0
-  private trailerBytes = 0
+  /** Bytes of the heads read so far (interim 1xx ones included), then of the trailer section. */
+  private headBytes = 0
   private keepAlive = false
 
   /**
@@ -104,7 +106,8 @@ export class ResponseReader {
 
   /**
    * Takes the next bytes of the connection. The bytes are copied where
-   * kept: the caller may reuse its buffer. Throws ResponseProtocolError.
+   * kept: the caller may reuse its buffer. Throws ResponseProtocolError
+   * or ResponseTooLargeError.
    */
   push(chunk: Buffer): ReadState {
     if (chunk.byteLength === 0) return this.state()
@@ -114,18 +117,22 @@ export class ResponseReader {
       this.reusable = false
       return 'done'
     }
-    const data = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk])
-    this.carry = undefined
+    const inPending = this.pendingLength > 0
+    const data = inPending ? this.append(chunk) : chunk
+    this.resume = inPending ? this.searched : 0
     let offset = 0
     while (offset < data.byteLength && !this.isDone() && !this.tooLarge) {
-      offset = this.step(data, offset)
-      if (offset < 0) {
+      const next = this.step(data, offset)
+      this.resume = 0
+      if (next < 0) {
         // Incomplete: keep the unread rest for the next push.
-        this.carry = Buffer.from(data.subarray(-offset - 1))
-        this.checkCarry()
+        this.keepPending(data, -next - 1, inPending)
+        this.checkPending()
         return 'more'
       }
+      offset = next
     }
+    this.pendingLength = 0
     if (this.isDone() && offset < data.byteLength) this.reusable = false
     return this.state()
   }
@@ -168,7 +175,7 @@ export class ResponseReader {
       }
       case Phase.ChunkDataEnd: {
         if (data.byteLength - offset < 2) return -(offset + 1)
-        if (data[offset] !== 13 || data[offset + 1] !== 10) throw new ResponseProtocolError('chunk not followed by CRLF')
+        if (data[offset] !== CR || data[offset + 1] !== LF) throw new ResponseProtocolError('chunk not followed by CRLF')
         this.phase = Phase.ChunkSize
         return offset + 2
       }
@@ -184,26 +191,37 @@ export class ResponseReader {
     }
   }
 
+  /** Where the search for the end of the unit starting at `offset` begins: past what an earlier push searched. */
+  private searchFrom(data: Buffer, offset: number): number {
+    const from = Math.max(offset, this.resume)
+    this.scanned += data.byteLength - from
+    return from
+  }
+
   private readHead(data: Buffer, offset: number): number {
-    const found = headEnd(data, offset)
+    const found = headEnd(data, offset, this.searchFrom(data, offset))
     if (found === undefined) {
-      if (data.byteLength - offset > MAX_HEAD_BYTES) throw new ResponseProtocolError('response head too large')
+      if (this.headBytes + data.byteLength - offset > MAX_HEAD_BYTES) throw headTooLarge()
       return -(offset + 1)
     }
     const [end, next] = found
-    if (end - offset > MAX_HEAD_BYTES) throw new ResponseProtocolError('response head too large')
+    this.headBytes += next - offset
+    if (this.headBytes > MAX_HEAD_BYTES) throw headTooLarge()
     const text = data.toString('latin1', offset, end)
     const head = parseHead(text)
-    if (head.status >= 100 && head.status < 200) {
+    if (head.status < 200) {
       if (head.status === 101) throw new ResponseProtocolError('unexpected 101 Switching Protocols')
       return next // interim response: the real one follows
     }
     this.head = head
     this.keepAlive = keepsAlive(text, head.fields)
-    // Transfer-Encoding with Content-Length, or in HTTP/1.0: framed by the
-    // coding, but the connection is closed after (RFC 9112 section 6.1).
-    if (head.fields['transfer-encoding'] !== undefined && (head.fields['content-length'] !== undefined || text.startsWith('HTTP/1.0'))) {
-      this.keepAlive = false
+    if (head.fields['transfer-encoding'] !== undefined) {
+      // RFC 9112 section 6.1: a message with both "ought to be handled as an
+      // error"; a sender that writes both frames its body two ways, the shape
+      // of request smuggling. The shadow's answer is refused.
+      if (head.fields['content-length'] !== undefined) throw new ResponseProtocolError('Content-Length with Transfer-Encoding')
+      // Transfer-Encoding in HTTP/1.0: framed by the coding, the connection closed after.
+      if (text.startsWith('HTTP/1.0')) this.keepAlive = false
     }
     const framing = framingOf(this.method, head)
     if (framing.kind === 'none') {
@@ -224,7 +242,7 @@ export class ResponseReader {
   }
 
   private readChunkSize(data: Buffer, offset: number): number {
-    const end = data.indexOf(CRLF, offset)
+    const end = data.indexOf(CRLF, this.searchFrom(data, offset))
     if (end === -1) return -(offset + 1)
     if (end - offset > MAX_CHUNK_LINE_BYTES) throw new ResponseProtocolError('chunk size line too long')
     const line = data.toString('latin1', offset, end)
@@ -233,6 +251,7 @@ export class ResponseReader {
     const size = parseInt(match[1]!, 16)
     if (size === 0) {
       this.phase = Phase.Trailers
+      this.headBytes = 0
     } else {
       if (this.exceeds(this.total + size)) this.tooLarge = true
       this.remaining = size
@@ -243,10 +262,10 @@ export class ResponseReader {
 
   /** Trailer fields after the last chunk, up to the empty line; read and dropped (fetch drops them too). */
   private readTrailers(data: Buffer, offset: number): number {
-    const end = data.indexOf(CRLF, offset)
+    const end = data.indexOf(CRLF, this.searchFrom(data, offset))
     if (end === -1) return -(offset + 1)
-    this.trailerBytes += end + 2 - offset
-    if (this.trailerBytes > MAX_HEAD_BYTES) throw new ResponseProtocolError('trailer section too large')
+    this.headBytes += end + 2 - offset
+    if (this.headBytes > MAX_HEAD_BYTES) throw trailersTooLarge()
     if (end === offset) this.phase = this.finish()
     return end + 2
   }
@@ -272,90 +291,59 @@ export class ResponseReader {
     return this.maxBodyBytes !== 0 && length > this.maxBodyBytes
   }
 
+  /** `pending` with `chunk` after its bytes, grown by doubling so that a unit sent a byte at a time is copied a bounded number of times. */
+  private append(chunk: Buffer): Buffer {
+    const length = this.pendingLength + chunk.byteLength
+    let pending = this.pending!
+    if (length > pending.byteLength) {
+      pending = Buffer.allocUnsafe(Math.max(length, pending.byteLength * 2))
+      this.pending!.copy(pending, 0, 0, this.pendingLength)
+      this.scanned += this.pendingLength
+      this.pending = pending
+    }
+    chunk.copy(pending, this.pendingLength)
+    this.scanned += chunk.byteLength
+    this.pendingLength = length
+    return pending.subarray(0, length)
+  }
+
+  /**
+   * Keeps `data[from..]`, the start of an unfinished unit, searched to its
+   * end but for the bytes a terminator may straddle. `inPending`: `data`
+   * is `pending` itself.
+   */
+  private keepPending(data: Buffer, from: number, inPending: boolean): void {
+    const rest = data.byteLength - from
+    if (inPending) {
+      // Already in `pending`: moved to its start (each byte moves at most once per unit it belongs to).
+      if (from > 0) {
+        this.pending!.copy(this.pending!, 0, from, data.byteLength)
+        this.scanned += rest
+      }
+    } else {
+      if (this.pending === undefined || this.pending.byteLength < rest) this.pending = Buffer.allocUnsafe(Math.max(rest, MIN_PENDING_BYTES))
+      data.copy(this.pending, 0, from)
+      this.scanned += rest
+    }
+    this.pendingLength = rest
+    this.searched = Math.max(0, rest - TERMINATOR_OVERLAP)
+  }
+
   /** The same bounds as on bytes that came in one read, so that how TCP splits them changes nothing. */
-  private checkCarry(): void {
-    const length = this.carry!.byteLength
-    if (this.phase === Phase.Head && length > MAX_HEAD_BYTES) throw new ResponseProtocolError('response head too large')
+  private checkPending(): void {
+    const length = this.pendingLength
+    if (this.phase === Phase.Head && this.headBytes + length > MAX_HEAD_BYTES) throw headTooLarge()
     if (this.phase === Phase.ChunkSize && length > MAX_CHUNK_LINE_BYTES) {
       throw new ResponseProtocolError('chunk size line too long')
     }
-    if (this.phase === Phase.Trailers && this.trailerBytes + length > MAX_HEAD_BYTES) {
-      throw new ResponseProtocolError('trailer section too large')
-    }
+    if (this.phase === Phase.Trailers && this.headBytes + length > MAX_HEAD_BYTES) throw trailersTooLarge()
   }
 }
 
-/**
- * Where a head ends: the offset of its last line's end and of the first
- * byte after its empty line. Lines may end with a bare LF (RFC 9112
- * section 2.2 allows it; fetch accepts it), not with a bare CR.
- */
-function headEnd(data: Buffer, offset: number): [end: number, next: number] | undefined {
-  let lf = data.indexOf(LF, offset)
-  while (lf !== -1) {
-    const end = lf > offset && data[lf - 1] === CR ? lf - 1 : lf
-    if (data[lf + 1] === LF) return [end, lf + 2]
-    if (data[lf + 1] === CR && data[lf + 2] === LF) return [end, lf + 3]
-    if (lf + 2 >= data.byteLength) return undefined
-    lf = data.indexOf(LF, lf + 1)
-  }
-  return undefined
+function headTooLarge(): ResponseTooLargeError {
+  return new ResponseTooLargeError(`head over ${MAX_HEAD_BYTES} bytes`)
 }
 
-/** Status line and fields of a head (without its final empty line; lines end with CRLF or LF). */
-export function parseHead(text: string): ResponseHead {
-  const lines = text.split(/\r?\n/)
-  const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!)
-  if (match === null) throw new ResponseProtocolError(`bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`)
-  // No prototype: a field named `constructor` or `__proto__` is a field like any other.
-  const fields: Record<string, string> = Object.create(null)
-  const setCookies: string[] = []
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!
-    const colon = line.indexOf(':')
-    if (colon <= 0) throw new ResponseProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`)
-    const name = line.slice(0, colon).toLowerCase()
-    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
-    const value = line.slice(colon + 1).trim()
-    if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
-    // A list in one Content-Length field is refused, as fetch refuses it;
-    // repeated fields that agree are taken (framingOf).
-    if (name === 'content-length' && value.includes(',')) throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(value)}`)
-    if (name === 'set-cookie') setCookies.push(value)
-    else fields[name] = fields[name] === undefined ? value : `${fields[name]}, ${value}`
-  }
-  return { status: Number(match[1]), fields, setCookies }
-}
-
-type Framing =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'length'; readonly length: number }
-  | { readonly kind: 'chunked' }
-  | { readonly kind: 'close' }
-
-function framingOf(method: string, head: ResponseHead): Framing {
-  const { status, fields } = head
-  if (method === 'HEAD' || status === 204 || status === 304) return { kind: 'none' }
-  const coding = fields['transfer-encoding']
-  if (coding !== undefined) {
-    const codings = coding.split(',')
-    return codings[codings.length - 1]!.trim().toLowerCase() === 'chunked' ? { kind: 'chunked' } : { kind: 'close' }
-  }
-  const length = fields['content-length']
-  if (length !== undefined) {
-    // Repeated fields (joined with ", ") must all agree (RFC 9110 section 8.6).
-    const values = length.split(',').map((v) => v.trim())
-    if (!values.every((v) => /^\d{1,15}$/.test(v) && Number(v) === Number(values[0]))) {
-      throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(length)}`)
-    }
-    return { kind: 'length', length: Number(values[0]) }
-  }
-  return { kind: 'close' }
-}
-
-/** HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 only when told `keep-alive`. */
-function keepsAlive(head: string, fields: Record<string, string>): boolean {
-  const tokens = (fields['connection'] ?? '').toLowerCase().split(',').map((t) => t.trim())
-  if (tokens.includes('close')) return false
-  return head.startsWith('HTTP/1.1') || tokens.includes('keep-alive')
+function trailersTooLarge(): ResponseTooLargeError {
+  return new ResponseTooLargeError(`trailer section over ${MAX_HEAD_BYTES} bytes`)
 }

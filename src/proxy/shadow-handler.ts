@@ -314,7 +314,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       clearTimeout(timer)
       if (liveSide.kind === 'abandoned') throw liveSide.reason
       const liveExchange = toLiveExchange(liveSide, pending.createdAt)
-      if (liveExchange === 'too-large' || shadowExchange === 'too-large') {
+      if (liveExchange === 'too-large') {
         outcome = { kind: 'skipped', reason: 'body_too_large' }
       } else if (liveExchange === 'incomplete') {
         outcome = { kind: 'skipped', reason: 'report_failed' }
@@ -351,7 +351,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     if (outcome.kind === 'skipped') skips.inc(outcome.reason)
   }
 
-  async function collectShadow(pending: Pending): Promise<CapturedExchange | 'too-large'> {
+  /** The shadow's side; a shadow that fails (a body over the bound included: `too_large`) is a failed side, compared. */
+  async function collectShadow(pending: Pending): Promise<CapturedExchange> {
     const signal = pending.exchange
     const started = performance.now()
     if (shadowRefusals.refusedAgo() !== undefined) return failedExchange(notAttemptedText, 0, new Date())
@@ -367,7 +368,6 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         maxBodyBytes,
       )
       shadowRefusals.recordSuccess()
-      if (response.kind === 'too-large') return 'too-large'
       return {
         status: response.status,
         headers: response.headers,

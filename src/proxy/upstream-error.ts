@@ -3,10 +3,23 @@
  * values"): it picks the client's status for live (504 on a timeout, 502
  * otherwise) and becomes the error text stored as the failed side's body
  * (DESIGN.md "Diff semantics": status 0, the error text as body).
+ *
+ * The texts start with the target and say the kind in fixed words, which
+ * the stored errors are classified by: `timed out`, `connection refused`,
+ * `connection reset`, `response too large (<what>)` and `bad response:
+ * <what>` (docs/proxy.md "The shadow's client").
  */
 
-export const UPSTREAM_FAILURES = ['timeout', 'refused', 'reset', 'error'] as const
+/**
+ * `too_large`: a head, trailer section or body over its bound;
+ * `bad_response`: bytes that do not make a response the proxy takes
+ * (malformed, a status outside 100..599, framed two ways).
+ */
+export const UPSTREAM_FAILURES = ['timeout', 'refused', 'reset', 'too_large', 'bad_response', 'error'] as const
 export type UpstreamFailureKind = (typeof UPSTREAM_FAILURES)[number]
+
+/** The codes Bun's fetch rejects with for bytes that do not make a response (seen on Bun 1.4.5). */
+const FETCH_BAD_RESPONSE: ReadonlySet<string> = new Set(['Malformed_HTTP_Response', 'InvalidHTTPResponse', 'InvalidContentLength'])
 
 export class UpstreamError extends Error {
   readonly code = 'upstream-failed'
@@ -46,6 +59,12 @@ export function toUpstreamError(error: unknown, target: string, signal?: AbortSi
     return new UpstreamError('timeout', target, `${target}: timed out`, { cause: error })
   }
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : ''
+  // Our own reader's (`response-head.ts`), whose messages are the text after the target.
+  if (code === 'bad-response') return new UpstreamError('bad_response', target, `${target}: ${describe(error)}`, { cause: error })
+  if (code === 'too-large') return new UpstreamError('too_large', target, `${target}: ${describe(error)}`, { cause: error })
+  // Bun's fetch names what it refused in `code`.
+  if (code === 'ResponseHeadersTooLarge') return responseTooLarge(target, 'head, refused by fetch', error)
+  if (FETCH_BAD_RESPONSE.has(code)) return badResponse(target, `malformed (fetch: ${code})`, error)
   if (code === 'ECONNREFUSED' || code === 'ConnectionRefused') {
     return new UpstreamError('refused', target, `${target}: connection refused`, { cause: error })
   }
@@ -56,6 +75,16 @@ export function toUpstreamError(error: unknown, target: string, signal?: AbortSi
     return new UpstreamError('error', target, `${target}: aborted (${describe(reason)})`, { cause: error })
   }
   return new UpstreamError('error', target, `${target}: ${describe(error)}`, { cause: error })
+}
+
+/** `<target>: response too large (<what>)`. */
+export function responseTooLarge(target: string, what: string, cause?: unknown): UpstreamError {
+  return new UpstreamError('too_large', target, `${target}: response too large (${what})`, { cause })
+}
+
+/** `<target>: bad response: <what>`. */
+export function badResponse(target: string, what: string, cause?: unknown): UpstreamError {
+  return new UpstreamError('bad_response', target, `${target}: bad response: ${what}`, { cause })
 }
 
 function isNamed(error: unknown, name: string): boolean {

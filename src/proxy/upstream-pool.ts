@@ -30,7 +30,8 @@ import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, shadowRequestHeaders } from './f
 import { createHttp1Client, IdleConnections } from './http1-client.ts'
 import { Semaphore } from './semaphore.ts'
 import type { HttpClientSettings } from './shadow-settings.ts'
-import { toUpstreamError } from './upstream-error.ts'
+import { MAX_HEAD_BYTES, statusProblem } from './response-head.ts'
+import { badResponse, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 /** The longest keep-alive idle timeout Bun accepts, in seconds (FetchSessionInit). */
 const BUN_MAX_IDLE_SECONDS = 14_280
@@ -68,7 +69,7 @@ export interface UpstreamExchange {
   done(): void
 }
 
-/** A response read whole within a bound, or the fact that its body was larger. */
+/** A response read whole within a bound. */
 export type WholeResponse =
   | {
       readonly kind: 'complete'
@@ -78,14 +79,19 @@ export type WholeResponse =
       /** Milliseconds from sending to the response headers. */
       readonly latencyMs: number
     }
-  | { readonly kind: 'too-large' }
 
 /**
  * The shadow's client: it adds `X-Svc-Mode: shadow` to the request's
  * headers (live's), and reads the response whole, never streamed on.
  */
 export interface ShadowClient {
-  /** Rejects with an UpstreamError (a failed body read included). @param maxBodyBytes 0: unlimited */
+  /**
+   * Rejects with an UpstreamError: a failed body read, a body over
+   * `maxBodyBytes` (`too_large`), a response the proxy does not take
+   * (`bad_response`: a status outside 100..599, Content-Length with
+   * Transfer-Encoding, malformed bytes) or a head over MAX_HEAD_BYTES.
+   * @param maxBodyBytes 0: unlimited
+   */
   send(request: UpstreamRequest & { readonly body: Uint8Array | null }, maxBodyBytes: number): Promise<WholeResponse>
 }
 
@@ -217,21 +223,48 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
  * and our HTTP/1.1 client read the same responses alike.
  */
 export function shadowOverFetch(client: UpstreamClient): ShadowClient {
+  const { target } = client
   return {
     async send(request, maxBodyBytes) {
       const exchange = await client.send({ ...request, headers: shadowRequestHeaders(request.headers) })
       try {
-        const read = await readResponseBody(exchange.response, maxBodyBytes)
-        if (read.kind === 'too-large') return read
         const { response, latencyMs } = exchange
+        const refused = refusedHead(target, response)
+        if (refused !== undefined) {
+          await response.body?.cancel().catch(() => {})
+          throw refused
+        }
+        const read = await readResponseBody(response, maxBodyBytes)
+        if (read.kind === 'too-large') throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
         return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
       } catch (error) {
-        throw toUpstreamError(error, client.target, request.signal)
+        throw toUpstreamError(error, target, request.signal)
       } finally {
         exchange.done()
       }
     },
   }
+}
+
+/**
+ * What our HTTP/1.1 reader refuses in a head and fetch takes: a status
+ * outside 100..599 (fetch gives 0 for `000`), Content-Length with
+ * Transfer-Encoding (fetch keeps both fields and frames by the coding),
+ * and a head over MAX_HEAD_BYTES (fetch reads several MB; its size is
+ * estimated from the fields fetch gives, after fetch has read it).
+ */
+function refusedHead(target: string, response: Response): UpstreamError | undefined {
+  const status = statusProblem(response.status)
+  if (status !== undefined) return badResponse(target, status)
+  const { headers } = response
+  if (headers.has('transfer-encoding') && headers.has('content-length')) {
+    return badResponse(target, 'Content-Length with Transfer-Encoding')
+  }
+  // `HTTP/1.1 200 <reason>` + CRLF, each field as `name: value` + CRLF, the empty line.
+  let bytes = 15 + response.statusText.length
+  for (const [name, value] of headers) bytes += name.length + value.length + 4
+  if (bytes > MAX_HEAD_BYTES) return responseTooLarge(target, `head over ${MAX_HEAD_BYTES} bytes`)
+  return undefined
 }
 
 function idleTimeoutSeconds(ms: number): number {

@@ -148,13 +148,15 @@ describe('standalone comparison', () => {
       expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(1)
     }))
 
-  test('a shadow response above SVC_APP_MAX_BODY_SIZE is skipped as body_too_large', () =>
+  test('a shadow response above SVC_APP_MAX_BODY_SIZE is a shadow error (too large), compared, not skipped', () =>
     withProxy({ SVC_APP_MAX_BODY_SIZE: '1000' }, async (proxy) => {
       live.route('/large', () => new Response('small'))
-      await (await fetch(`${proxy.url}/large?bytes=5000`)).text()
+      expect(await (await fetch(`${proxy.url}/large?bytes=5000`)).text()).toBe('small')
+      const record = await proxy.waitForRecord('comparison failed')
+      expect(String(record.cause)).toContain('shadow: response too large (body over 1000 bytes)')
       const counts = await proxy.settled()
-      expect(counts.skipped.body_too_large).toBe(1)
-      expect(counts.compared).toBe(0)
+      expect(counts.skipped.body_too_large).toBe(0)
+      expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(1)
     }))
 })
 

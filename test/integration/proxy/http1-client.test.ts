@@ -179,9 +179,12 @@ describe('what it reads', () => {
     expect(result.kind === 'complete' && new TextDecoder().decode(result.body)).toBe('abcde')
   })
 
-  test('a body above the bound is too large, and its connection is closed rather than read to the end', async () => {
+  test('a body above the bound is a too_large error, and its connection is closed rather than read to the end', async () => {
     const { server, client } = setup(() => ok('x'.repeat(100)))
-    expect(await client.send(get(), 10)).toEqual({ kind: 'too-large' })
+    expect(await client.send(get(), 10).then(() => undefined, (e: unknown) => e)).toMatchObject({
+      kind: 'too_large',
+      message: 'shadow: response too large (body over 10 bytes)',
+    })
     await until(() => server.open === 0)
   })
 })
@@ -401,10 +404,13 @@ describe('stale connections and failures', () => {
     expect((await client.send(get(), 0)).kind).toBe('complete')
   })
 
-  test('a response that is not HTTP/1.1 is a reset, and the connection is not reused', async () => {
+  test('a response that is not HTTP/1.1 is a bad response, and the connection is not reused', async () => {
     let answered = 0
     const { server, client } = setup(() => (answered++ === 0 ? 'SSH-2.0-OpenSSH\r\n\r\n' : ok('{}')))
-    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject({ kind: 'reset' })
+    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject({
+      kind: 'bad_response',
+      message: 'shadow: bad response: bad status line "SSH-2.0-OpenSSH"',
+    })
     expect((await client.send(get(), 0)).kind).toBe('complete')
     expect(server.connections).toHaveLength(2)
   })

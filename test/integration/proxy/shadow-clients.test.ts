@@ -1,13 +1,15 @@
 /**
  * The two shadow clients, ours over `Bun.connect` (http: shadows) and the
  * one over fetch (https: shadows), against the same scripted responses on
- * 127.0.0.1: the same status, header map and body bytes, or both
- * too-large, so that which one a shadow gets never changes a diff.
+ * 127.0.0.1: the same status, header map and body bytes, or the same
+ * error kind (and, where fetch says enough, the same text), so that which
+ * one a shadow gets never changes a diff.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { gzipSync } from 'node:zlib'
 import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../src/proxy/index.ts'
+import { TimeoutReason, type UpstreamError } from '../../../src/proxy/upstream-error.ts'
 import { shadowOverFetch, type ShadowClient } from '../../../src/proxy/upstream-pool.ts'
 
 const gzip = gzipSync(JSON.stringify({ id: 1, items: Array.from({ length: 50 }, (_, i) => ({ i })) }))
@@ -67,17 +69,76 @@ const request = (pathAndQuery: string) => ({
   signal: new AbortController().signal,
 })
 
+/** What a send gave: the response, or the error's kind and text. */
+const outcome = (client: ShadowClient, path: string, bound = 0, signal?: AbortSignal) =>
+  client.send(signal === undefined ? request(path) : { ...request(path), signal }, bound).then(
+    (response) => response,
+    (error: UpstreamError) => ({ kind: error.kind, message: error.message }),
+  )
+
 describe('both shadow clients read a response alike', () => {
   test.each(Object.keys(RESPONSES))('%s', async (path) => {
     const bound = path.startsWith('/large') ? 50 : 0
-    const [a, b] = await Promise.all([ours.send(request(path), bound), viaFetch.send(request(path), bound)])
+    const [a, b] = await Promise.all([outcome(ours, path, bound), outcome(viaFetch, path, bound)])
     if (a.kind === 'complete' && b.kind === 'complete') {
       expect({ ...a, latencyMs: 0 }).toEqual({ ...b, latencyMs: 0 })
       expect(Buffer.from(a.body).equals(Buffer.from(b.body))).toBe(true)
     } else {
       expect(a).toEqual(b)
     }
-    expect(a.kind).toBe(path.startsWith('/large') ? 'too-large' : 'complete')
+    expect(a).toMatchObject(
+      path.startsWith('/large') ? { kind: 'too_large', message: 'shadow: response too large (body over 50 bytes)' } : { kind: 'complete' },
+    )
+  })
+})
+
+describe('both shadow clients refuse a hostile shadow alike', () => {
+  const HOSTILE: Record<string, [wire: string, kind: UpstreamError['kind'], message: string]> = {
+    '/status-0': ['HTTP/1.1 000 X\r\nContent-Length: 2\r\n\r\nok', 'bad_response', 'shadow: bad response: status 0 outside 100..599'],
+    '/status-99': ['HTTP/1.1 099 X\r\nContent-Length: 2\r\n\r\nok', 'bad_response', 'shadow: bad response: status 99 outside 100..599'],
+    '/status-600': ['HTTP/1.1 600 X\r\nContent-Length: 2\r\n\r\nok', 'bad_response', 'shadow: bad response: status 600 outside 100..599'],
+    '/status-999': ['HTTP/1.1 999 X\r\nContent-Length: 2\r\n\r\nok', 'bad_response', 'shadow: bad response: status 999 outside 100..599'],
+    '/cl-te': [
+      'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n',
+      'bad_response',
+      'shadow: bad response: Content-Length with Transfer-Encoding',
+    ],
+    '/te-cl': [
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n2\r\nok\r\n0\r\n\r\n',
+      'bad_response',
+      'shadow: bad response: Content-Length with Transfer-Encoding',
+    ],
+    '/big-head': [
+      `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(70_000)}\r\nContent-Length: 2\r\n\r\nok`,
+      'too_large',
+      'shadow: response too large (head over 65536 bytes)',
+    ],
+    '/endless-chunked': [
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${`400\r\n${'x'.repeat(1024)}\r\n`.repeat(100)}`,
+      'too_large',
+      'shadow: response too large (body over 50000 bytes)',
+    ],
+  }
+
+  test.each(Object.keys(HOSTILE))('%s', async (path) => {
+    const [wire, kind, message] = HOSTILE[path]!
+    RESPONSES[path] = Buffer.from(wire, 'latin1')
+    const [a, b] = await Promise.all([outcome(ours, path, 50_000), outcome(viaFetch, path, 50_000)])
+    delete RESPONSES[path]
+    expect({ ours: a, fetch: b }).toEqual({ ours: { kind, message }, fetch: { kind, message } })
+  })
+
+  test('a response that never ends: both time out with the same text', async () => {
+    RESPONSES['/never-ends'] = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial')
+    const timedOut = () => {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(new TimeoutReason(200)), 200)
+      return controller.signal
+    }
+    const [a, b] = await Promise.all([outcome(ours, '/never-ends', 0, timedOut()), outcome(viaFetch, '/never-ends', 0, timedOut())])
+    delete RESPONSES['/never-ends']
+    const timeout = { kind: 'timeout' as const, message: 'shadow: timed out after 200ms' }
+    expect({ ours: a, fetch: b }).toEqual({ ours: timeout, fetch: timeout })
   })
 })
 
@@ -91,10 +152,10 @@ describe('both shadow clients refuse the same malformed responses', () => {
 
   test.each(Object.keys(MALFORMED))('%s', async (path) => {
     RESPONSES[path] = Buffer.from(MALFORMED[path]!, 'latin1')
-    const failed = (client: ShadowClient) => client.send(request(path), 0).then(() => false, () => true)
-    const [a, b] = await Promise.all([failed(ours), failed(viaFetch)])
+    const [a, b] = await Promise.all([outcome(ours, path), outcome(viaFetch, path)])
     delete RESPONSES[path]
-    expect({ ours: a, fetch: b }).toEqual({ ours: true, fetch: true })
+    // The same kind; the texts differ (fetch says only that it refused the bytes).
+    expect({ ours: a.kind, fetch: b.kind }).toEqual({ ours: 'bad_response', fetch: 'bad_response' })
   })
 })
 

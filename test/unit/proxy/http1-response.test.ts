@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { parseHead, ResponseProtocolError, ResponseReader, type ReadState } from '../../../src/proxy/http1-response.ts'
+import { ResponseReader, type ReadState } from '../../../src/proxy/http1-response.ts'
+import { ResponseProtocolError, ResponseTooLargeError } from '../../../src/proxy/response-head.ts'
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const bytesOf = (s: string) => Buffer.from(s, 'latin1')
@@ -48,7 +49,7 @@ describe('ResponseReader framing', () => {
 
   test('a Transfer-Encoding not ending in chunked is read until close (RFC 9112 6.3)', () => {
     const reader = new ResponseReader('GET', 0)
-    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef'))).toBe('more')
+    expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nabcdef'))).toBe('more')
     expect(reader.end()).toBe('done')
     expect(text(reader.body)).toBe('abcdef')
   })
@@ -127,20 +128,25 @@ describe('ResponseReader takes what fetch takes', () => {
     expect(feed(reader, bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 02\r\n\r\nok'))).toBe('done')
   })
 
-  test('fields named like Object properties are plain fields', () => {
-    const head = parseHead('HTTP/1.1 200 OK\r\nConstructor: c1\r\n__proto__: p\r\ntoString: t')
-    expect(head.fields['constructor']).toBe('c1')
-    expect(head.fields['__proto__']).toBe('p')
-    expect(head.fields['tostring']).toBe('t')
+  test('Transfer-Encoding in HTTP/1.0: read by the coding, then the connection is closed', () => {
+    const reader = new ResponseReader('GET', 0)
+    expect(feed(reader, bytesOf(`HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(['ab'])}`))).toBe('done')
+    expect(text(reader.body)).toBe('ab')
+    expect(reader.reusable).toBe(false)
   })
+})
 
-  test('Transfer-Encoding with Content-Length, or in HTTP/1.0: read by the coding, then the connection is closed', () => {
-    for (const version of ['HTTP/1.1', 'HTTP/1.0']) {
-      const length = version === 'HTTP/1.1' ? 'Content-Length: 99\r\n' : 'Connection: keep-alive\r\n'
-      const reader = new ResponseReader('GET', 0)
-      expect(feed(reader, bytesOf(`${version} 200 OK\r\n${length}Transfer-Encoding: chunked\r\n\r\n${chunked(['ab'])}`))).toBe('done')
-      expect(text(reader.body)).toBe('ab')
-      expect(reader.reusable).toBe(false)
+describe('ResponseReader refuses a response framed two ways (RFC 9112 6.1)', () => {
+  test.each([
+    ['Content-Length, then Transfer-Encoding', 'Content-Length: 99\r\nTransfer-Encoding: chunked'],
+    ['Transfer-Encoding, then Content-Length', 'Transfer-Encoding: chunked\r\nContent-Length: 2'],
+    ['a coding other than chunked with a length', 'Transfer-Encoding: gzip\r\nContent-Length: 3'],
+  ])('%s is a bad response, whole or cut anywhere', (_, fields) => {
+    const wire = bytesOf(`HTTP/1.1 200 OK\r\n${fields}\r\n\r\n${chunked(['ok'])}`)
+    for (let cut = 0; cut < wire.length; cut += 7) {
+      expect(() => feed(new ResponseReader('GET', 0), wire, [cut])).toThrow(
+        new ResponseProtocolError('Content-Length with Transfer-Encoding'),
+      )
     }
   })
 })
@@ -181,10 +187,17 @@ describe('ResponseReader refuses what is not HTTP/1.1', () => {
     expect(() => new ResponseReader('GET', 0).push(bytesOf(wire))).toThrow(ResponseProtocolError)
   })
 
-  test('the 64 KB bounds of the head and the trailers hold however the bytes are split', () => {
+  test('the 64 KB bounds of the head and the trailers hold however the bytes are split: too large, not a protocol error', () => {
     const big = `HTTP/1.1 200 OK\r\nX-Long: ${'a'.repeat(70_000)}\r\nContent-Length: 0\r\n\r\n`
-    expect(() => new ResponseReader('GET', 0).push(bytesOf(big))).toThrow(ResponseProtocolError)
-    expect(() => feed(new ResponseReader('GET', 0), bytesOf(big), [30_000, 60_000])).toThrow(ResponseProtocolError)
+    const tooLarge = new ResponseTooLargeError('head over 65536 bytes')
+    expect(() => new ResponseReader('GET', 0).push(bytesOf(big))).toThrow(tooLarge)
+    expect(() => feed(new ResponseReader('GET', 0), bytesOf(big), [30_000, 60_000])).toThrow(tooLarge)
+    const bigTrailers = `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: ${'t'.repeat(70_000)}\r\n\r\n`
+    for (const cuts of [[], [100, 40_000]]) {
+      expect(() => feed(new ResponseReader('GET', 0), bytesOf(bigTrailers), cuts)).toThrow(
+        new ResponseTooLargeError('trailer section over 65536 bytes'),
+      )
+    }
     // A 5 KB trailer field is within the bound, whole or split.
     const trailer = `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: ${'t'.repeat(5000)}\r\n\r\n`
     for (const cuts of [[], [80, 3000], [2000]]) {
@@ -200,23 +213,55 @@ describe('ResponseReader refuses what is not HTTP/1.1', () => {
     const line = bytesOf(`X-Long: ${'a'.repeat(1000)}\r\n`)
     expect(() => {
       for (let i = 0; i < 100; i++) reader.push(line)
-    }).toThrow(ResponseProtocolError)
+    }).toThrow(ResponseTooLargeError)
+  })
+
+  test('interim 1xx heads count towards the bound: endless 100 Continue is refused', () => {
+    const reader = new ResponseReader('GET', 0)
+    const interim = bytesOf('HTTP/1.1 100 Continue\r\n\r\n')
+    expect(() => {
+      for (let i = 0; i < 10_000; i++) reader.push(interim)
+    }).toThrow(new ResponseTooLargeError('head over 65536 bytes'))
   })
 })
 
-describe('parseHead', () => {
-  test('repeated fields are joined with ", " as Headers joins them; Set-Cookie values are kept apart', () => {
-    const head = parseHead('HTTP/1.1 200 OK\r\nVary: a\r\nvary:  b \r\nSet-Cookie: x=1\r\nSet-Cookie: y=2')
-    expect(head).toEqual({ status: 200, fields: { vary: 'a, b' }, setCookies: ['x=1', 'y=2'] })
-    const headers = new Headers([
-      ['vary', 'a'],
-      ['vary', 'b'],
-    ])
-    expect(headers.get('vary')).toBe(head.fields['vary']!)
+describe('ResponseReader work is linear in the bytes received, however they are split', () => {
+  /** Feeds `wire` one byte at a time; returns the reader. */
+  function dribble(reader: ResponseReader, wire: Buffer): ResponseReader {
+    for (let i = 0; i < wire.length; i++) reader.push(wire.subarray(i, i + 1))
+    return reader
+  }
+
+  test('a 60 KB head sent a byte at a time', () => {
+    const fields = Array.from({ length: 600 }, (_, i) => `X-F${i}: ${'v'.repeat(92)}\r\n`).join('')
+    const wire = bytesOf(`HTTP/1.1 200 OK\r\n${fields}Content-Length: 2\r\n\r\nok`)
+    expect(wire.length).toBeGreaterThan(60_000)
+    const reader = dribble(new ResponseReader('GET', 0), wire)
+    expect(reader.head!.fields['x-f599']).toBe('v'.repeat(92))
+    expect(text(reader.body)).toBe('ok')
+    // Each byte is copied and looked at a bounded number of times; a rescan per read would be ~n²/2.
+    expect(reader.scanned).toBeLessThan(10 * wire.length)
   })
 
-  test('a status line without a reason phrase is accepted', () => {
-    expect(parseHead('HTTP/1.1 204').status).toBe(204)
+  test('chunk-size lines with long extensions and a trailer section sent a byte at a time', () => {
+    const extension = `;ext=${'e'.repeat(4000)}`
+    const body = Array.from({ length: 10 }, () => `2${extension}\r\nok\r\n`).join('')
+    const wire = bytesOf(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\nX-T: ${'t'.repeat(30_000)}\r\n\r\n`)
+    const reader = dribble(new ResponseReader('GET', 0), wire)
+    expect(text(reader.body)).toBe('ok'.repeat(10))
+    expect(reader.scanned).toBeLessThan(10 * wire.length)
+  })
+
+  test('any response cut anywhere costs at most a few times its length', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3000 }), fc.array(fc.nat({ max: 4000 }), { maxLength: 40 }), (size, cuts) => {
+        const wire = bytesOf(`HTTP/1.1 200 OK\r\nX-A: ${'a'.repeat(size)}\r\nTransfer-Encoding: chunked\r\n\r\n${chunked(['abc', 'de'])}`)
+        const reader = new ResponseReader('GET', 0)
+        expect(feed(reader, wire, cuts)).toBe('done')
+        expect(reader.scanned).toBeLessThan(10 * wire.length + 1024)
+      }),
+      { numRuns: 200 },
+    )
   })
 })
 

@@ -1,0 +1,137 @@
+/**
+ * The head of an HTTP/1.1 response (RFC 9112 sections 4 and 5) as the
+ * shadow's client reads it (`http1-response.ts`): where it ends, its status
+ * and fields, and how its body is framed. Pure: no I/O.
+ */
+
+/**
+ * The bytes do not make an HTTP/1.1 response the proxy will take: the
+ * exchange fails (`bad response: <what>`) and the connection cannot be
+ * trusted further.
+ */
+export class ResponseProtocolError extends Error {
+  readonly code = 'bad-response'
+  constructor(what: string) {
+    super(`bad response: ${what}`)
+  }
+}
+
+/** A head, or a trailer section, over MAX_HEAD_BYTES: refused rather than buffered. */
+export class ResponseTooLargeError extends Error {
+  readonly code = 'too-large'
+  constructor(what: string) {
+    super(`response too large (${what})`)
+  }
+}
+
+/** The response's fields by lower-case name, repeated ones joined with ", " (as `Headers` does); Set-Cookie apart. */
+export interface ResponseFields {
+  readonly fields: Record<string, string>
+  readonly setCookies: readonly string[]
+}
+
+export interface ResponseHead extends ResponseFields {
+  readonly status: number
+}
+
+/**
+ * A head (interim 1xx heads included) or a trailer section longer than
+ * this is refused rather than buffered, however the bytes are split: room
+ * for large cookies, far less than what a shadow that never ends its head
+ * could make the proxy hold (docs/proxy.md "The shadow's client").
+ */
+export const MAX_HEAD_BYTES = 64 * 1024
+const LF = 10
+const CR = 13
+/** Field values: visible bytes, spaces and tabs; a CR, LF or other control byte is refused, as fetch refuses it. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/**
+ * Where a head ends: the offset of its last line's end and of the first
+ * byte after its empty line, searching for line ends from `from` (the
+ * head starts at `offset`). Lines may end with a bare LF (RFC 9112
+ * section 2.2 allows it; fetch accepts it), not with a bare CR.
+ */
+export function headEnd(data: Buffer, offset: number, from: number): [end: number, next: number] | undefined {
+  let lf = data.indexOf(LF, from)
+  while (lf !== -1) {
+    const end = lf > offset && data[lf - 1] === CR ? lf - 1 : lf
+    if (data[lf + 1] === LF) return [end, lf + 2]
+    if (data[lf + 1] === CR && data[lf + 2] === LF) return [end, lf + 3]
+    if (lf + 2 >= data.byteLength) return undefined
+    lf = data.indexOf(LF, lf + 1)
+  }
+  return undefined
+}
+
+/** Status line and fields of a head (without its final empty line; lines end with CRLF or LF). */
+export function parseHead(text: string): ResponseHead {
+  const lines = text.split(/\r?\n/)
+  const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!)
+  if (match === null) throw new ResponseProtocolError(`bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`)
+  // No prototype: a field named `constructor` or `__proto__` is a field like any other.
+  const fields: Record<string, string> = Object.create(null)
+  const setCookies: string[] = []
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!
+    const colon = line.indexOf(':')
+    if (colon <= 0) throw new ResponseProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`)
+    const name = line.slice(0, colon).toLowerCase()
+    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
+    const value = line.slice(colon + 1).trim()
+    if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
+    // A list in one Content-Length field is refused, as fetch refuses it;
+    // repeated fields that agree are taken (framingOf).
+    if (name === 'content-length' && value.includes(',')) throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(value)}`)
+    if (name === 'set-cookie') setCookies.push(value)
+    else fields[name] = fields[name] === undefined ? value : `${fields[name]}, ${value}`
+  }
+  const status = Number(match[1])
+  const problem = statusProblem(status)
+  if (problem !== undefined) throw new ResponseProtocolError(problem)
+  return { status, fields, setCookies }
+}
+
+/**
+ * Why a status code is refused, if it is: RFC 9110 section 15, "All valid
+ * status codes are within the range of 100 to 599, inclusive". One outside
+ * it is not captured as a strange status (a 0 would read as "no
+ * response", and the API stores only 100..599): the shadow's answer is a
+ * bad response. Shared by both shadow clients.
+ */
+export function statusProblem(status: number): string | undefined {
+  return status >= 100 && status <= 599 ? undefined : `status ${status} outside 100..599`
+}
+
+export type Framing =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'length'; readonly length: number }
+  | { readonly kind: 'chunked' }
+  | { readonly kind: 'close' }
+
+export function framingOf(method: string, head: ResponseHead): Framing {
+  const { status, fields } = head
+  if (method === 'HEAD' || status === 204 || status === 304) return { kind: 'none' }
+  const coding = fields['transfer-encoding']
+  if (coding !== undefined) {
+    const codings = coding.split(',')
+    return codings[codings.length - 1]!.trim().toLowerCase() === 'chunked' ? { kind: 'chunked' } : { kind: 'close' }
+  }
+  const length = fields['content-length']
+  if (length !== undefined) {
+    // Repeated fields (joined with ", ") must all agree (RFC 9110 section 8.6).
+    const values = length.split(',').map((v) => v.trim())
+    if (!values.every((v) => /^\d{1,15}$/.test(v) && Number(v) === Number(values[0]))) {
+      throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(length)}`)
+    }
+    return { kind: 'length', length: Number(values[0]) }
+  }
+  return { kind: 'close' }
+}
+
+/** HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 only when told `keep-alive`. */
+export function keepsAlive(head: string, fields: Record<string, string>): boolean {
+  const tokens = (fields['connection'] ?? '').toLowerCase().split(',').map((t) => t.trim())
+  if (tokens.includes('close')) return false
+  return head.startsWith('HTTP/1.1') || tokens.includes('keep-alive')
+}

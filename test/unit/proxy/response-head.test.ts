@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { parseHead, ResponseProtocolError, statusProblem } from '../../../src/proxy/response-head.ts'
+
+describe('parseHead', () => {
+  test('repeated fields are joined with ", " as Headers joins them; Set-Cookie values are kept apart', () => {
+    const head = parseHead('HTTP/1.1 200 OK\r\nVary: a\r\nvary:  b \r\nSet-Cookie: x=1\r\nSet-Cookie: y=2')
+    expect(head).toEqual({ status: 200, fields: { vary: 'a, b' }, setCookies: ['x=1', 'y=2'] })
+    const headers = new Headers([
+      ['vary', 'a'],
+      ['vary', 'b'],
+    ])
+    expect(headers.get('vary')).toBe(head.fields['vary']!)
+  })
+
+  test('a status line without a reason phrase is accepted', () => {
+    expect(parseHead('HTTP/1.1 204').status).toBe(204)
+  })
+
+  test('fields named like Object properties are plain fields', () => {
+    const head = parseHead('HTTP/1.1 200 OK\r\nConstructor: c1\r\n__proto__: p\r\ntoString: t')
+    expect(head.fields['constructor']).toBe('c1')
+    expect(head.fields['__proto__']).toBe('p')
+    expect(head.fields['tostring']).toBe('t')
+  })
+})
+
+describe('status codes (RFC 9110 section 15: valid ones are 100 to 599)', () => {
+  test.each([
+    ['000', 'status 0 outside 100..599'],
+    ['099', 'status 99 outside 100..599'],
+    ['600', 'status 600 outside 100..599'],
+    ['999', 'status 999 outside 100..599'],
+  ])('%s is a bad response, not a capture of a strange status', (code, what) => {
+    expect(() => parseHead(`HTTP/1.1 ${code} X\r\nContent-Length: 0`)).toThrow(new ResponseProtocolError(what))
+  })
+
+  test.each(['20', '1000', '2x0', '-20', ' 200'])('a status of other than three digits (%p) is a bad status line', (code) => {
+    expect(() => parseHead(`HTTP/1.1 ${code} X`)).toThrow(ResponseProtocolError)
+    expect(() => parseHead(`HTTP/1.1 ${code} X`)).toThrow(/^bad response: bad status line/)
+  })
+
+  test('every three-digit code from 100 to 599 is taken as it is; every other one is refused', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999 }), (status) => {
+        const line = `HTTP/1.1 ${String(status).padStart(3, '0')} Any`
+        const valid = status >= 100 && status <= 599
+        expect(statusProblem(status) === undefined).toBe(valid)
+        if (valid) expect(parseHead(line).status).toBe(status)
+        else expect(() => parseHead(line)).toThrow(ResponseProtocolError)
+      }),
+      { numRuns: 300 },
+    )
+  })
+})
