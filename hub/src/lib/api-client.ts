@@ -1,7 +1,11 @@
 import { ApiError, isAbortError, isProblem } from './api-error.ts'
+import { insightQueryToString } from './insights-query.ts'
+import type { EndpointSort, FieldSort, InsightQuery, SignatureSort } from './insights-query.ts'
 import { gateQueryToString, requestQueryToString } from './query-string.ts'
 import type { GateListQuery, RequestListQuery } from './query-string.ts'
 import type {
+  EndpointStats,
+  FieldStats,
   Gate,
   GateCreate,
   GateUpdate,
@@ -11,6 +15,7 @@ import type {
   RequestDetail,
   RequestSummary,
   ServerConfig,
+  SignatureStats,
 } from './types.ts'
 
 export interface ApiClientOptions {
@@ -72,6 +77,21 @@ export class ApiClient {
 
   getRequest(gateId: string, requestId: string, signal?: AbortSignal): Promise<RequestDetail> {
     return this.#data('GET', `/gates/${enc(gateId)}/requests/${enc(requestId)}`, signal)
+  }
+
+  /** Endpoints of a gate in a window (docs/insights.md "Endpoints"). */
+  listEndpoints(gateId: string, query: InsightQuery<EndpointSort>, signal?: AbortSignal): Promise<Page<EndpointStats>> {
+    return this.#page(`/gates/${enc(gateId)}/endpoints`, insightQueryToString(query), signal)
+  }
+
+  /** Diff signatures of a gate in a window (docs/insights.md "Signatures"). */
+  listSignatures(gateId: string, query: InsightQuery<SignatureSort>, signal?: AbortSignal): Promise<Page<SignatureStats>> {
+    return this.#page(`/gates/${enc(gateId)}/signatures`, insightQueryToString(query), signal)
+  }
+
+  /** How often each field differs, per endpoint, in a window. */
+  listFields(gateId: string, query: InsightQuery<FieldSort>, signal?: AbortSignal): Promise<Page<FieldStats>> {
+    return this.#page(`/gates/${enc(gateId)}/fields`, insightQueryToString(query), signal)
   }
 
   async #data<T>(method: string, path: string, signal?: AbortSignal, body?: unknown): Promise<T> {

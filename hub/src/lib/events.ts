@@ -1,4 +1,5 @@
 import type { LocatedOp } from './diff-highlight.ts'
+import type { InsightWindow } from './insights-query.ts'
 import type { GateListQuery, RequestListQuery, SortOrder } from './query-string.ts'
 import type { Gate } from './types.ts'
 
@@ -73,6 +74,14 @@ export class FiltersChangeEvent extends Event {
   }
 }
 
+/** Another time window was picked for the Differences view. */
+export class WindowChangeEvent extends Event {
+  static readonly type = 'window-change'
+  constructor(readonly window: InsightWindow) {
+    super(WindowChangeEvent.type, INIT)
+  }
+}
+
 /** A diff operation was picked: show it in both bodies. */
 export class DiffSelectEvent extends Event {
   static readonly type = 'diff-select'
@@ -113,6 +122,7 @@ declare global {
     'gate-saved': GateSavedEvent
     'gate-search': GateSearchEvent
     'filters-change': FiltersChangeEvent
+    'window-change': WindowChangeEvent
     'diff-select': DiffSelectEvent
     'key-submit': KeySubmitEvent
     retry: RetryEvent

@@ -49,6 +49,10 @@ export interface RequestListQuery {
   readonly from: string
   readonly to: string
   readonly has_diff: HasDiffChoice
+  /** A diff signature id (docs/insights.md "Signature ids"), or empty. */
+  readonly signature: string
+  /** A route template, matched exactly, or empty. */
+  readonly template: string
   readonly sort: RequestSort
   readonly order: SortOrder
   readonly offset: number
@@ -71,11 +75,16 @@ export const DEFAULT_REQUEST_QUERY: RequestListQuery = Object.freeze({
   from: '',
   to: '',
   has_diff: 'any',
+  signature: '',
+  template: '',
   sort: 'created_at',
   order: 'desc',
   offset: 0,
   limit: DEFAULT_LIMIT,
 })
+
+/** The parameters of a request list URL, so that an older gate link can be told apart. */
+export const REQUEST_QUERY_KEYS = Object.keys(DEFAULT_REQUEST_QUERY) as readonly (keyof RequestListQuery)[]
 
 type Search = string | URLSearchParams
 
@@ -113,6 +122,8 @@ export function parseRequestQuery(search: Search): RequestListQuery {
     from: timeOf(p.get('from')),
     to: timeOf(p.get('to')),
     has_diff: oneOf(HAS_DIFF_CHOICES, p.get('has_diff'), d.has_diff),
+    signature: signatureOf(p.get('signature')),
+    template: templateOf(p.get('template')),
     sort: oneOf(REQUEST_SORTS, p.get('sort'), d.sort),
     order: oneOf(ORDERS, p.get('order'), d.order),
     offset: offsetOf(p.get('offset')),
@@ -129,6 +140,8 @@ export function requestQueryToString(q: RequestListQuery): string {
   if (q.from) out.set('from', q.from)
   if (q.to) out.set('to', q.to)
   if (q.has_diff !== 'any') out.set('has_diff', q.has_diff)
+  if (q.signature) out.set('signature', q.signature)
+  if (q.template) out.set('template', q.template)
   if (q.sort !== d.sort) out.set('sort', q.sort)
   if (q.order !== d.order) out.set('order', q.order)
   if (q.offset > 0) out.set('offset', String(q.offset))
@@ -138,7 +151,15 @@ export function requestQueryToString(q: RequestListQuery): string {
 
 /** True when any filter (not sort or paging) narrows the list. */
 export function hasRequestFilters(q: RequestListQuery): boolean {
-  return q.method.length > 0 || q.path !== '' || q.from !== '' || q.to !== '' || q.has_diff !== 'any'
+  return (
+    q.method.length > 0 ||
+    q.path !== '' ||
+    q.from !== '' ||
+    q.to !== '' ||
+    q.has_diff !== 'any' ||
+    q.signature !== '' ||
+    q.template !== ''
+  )
 }
 
 export function hasGateFilters(q: GateListQuery): boolean {
@@ -204,6 +225,22 @@ function intOf(value: string | null): number | undefined {
 /** A time the API accepts (the API's own check: `2026-02-30` or a year below 1000 is dropped), else ''. */
 function timeOf(value: string | null): string {
   return value && parseDateTime(value) !== undefined ? value : ''
+}
+
+/** Whether `text` is a signature id: 16 hex digits (docs/insights.md "Signature ids"). */
+export function isSignatureId(text: string): boolean {
+  return /^[0-9a-f]{16}$/.test(text)
+}
+
+/** A signature id, lower-cased; anything else is dropped. */
+function signatureOf(value: string | null): string {
+  const id = value?.trim().toLowerCase() ?? ''
+  return isSignatureId(id) ? id : ''
+}
+
+/** Any template but one the API cannot store (a NUL). */
+function templateOf(value: string | null): string {
+  return value && !value.includes('\0') ? value : ''
 }
 
 function methodsOf(value: string | null): string[] {

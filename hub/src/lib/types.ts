@@ -43,6 +43,10 @@ export interface RequestSummary {
   readonly live_response: ResponseSummary
   readonly shadow_response: ResponseSummary
   readonly has_diff: boolean
+  /** The route template of the path (docs/insights.md "Endpoints"). */
+  readonly template: string
+  /** The capture's diff signature; null when the responses matched. */
+  readonly signature_id: string | null
 }
 
 /** Header name to its values, as captured. */
@@ -84,6 +88,61 @@ export interface RequestDetail {
   readonly live_response: ResponsePayload
   readonly shadow_response: ResponsePayload
   readonly diff: DiffPayload
+  readonly template: string
+  readonly signature_id: string | null
+}
+
+/** Approximate latency percentiles of an endpoint in a window; null without captures. */
+export interface LatencyPercentiles {
+  readonly p50: number | null
+  readonly p95: number | null
+}
+
+/** GET /gates/{id}/endpoints: one endpoint (method and route template) in a window. */
+export interface EndpointStats {
+  readonly method: string
+  readonly template: string
+  readonly requests: number
+  readonly diffs: number
+  readonly errors: number
+  readonly diff_rate: number
+  readonly live_latency_ms: LatencyPercentiles
+  readonly shadow_latency_ms: LatencyPercentiles
+}
+
+export const SIGNATURE_KINDS = ['diff', 'error'] as const
+export type SignatureKind = (typeof SIGNATURE_KINDS)[number]
+
+/**
+ * GET /gates/{id}/signatures: one kind of difference in a window. The
+ * fields after `example_request_id` say how to word it (docs/insights.md
+ * "Summaries"); an API that leaves them out gets a plainer summary.
+ */
+export interface SignatureStats {
+  readonly id: string
+  readonly kind: SignatureKind
+  readonly method: string
+  readonly template: string
+  readonly ops: readonly { readonly op: string; readonly path: string }[]
+  readonly count: number
+  readonly share: number
+  readonly first_seen: string
+  readonly last_seen: string
+  readonly example_request_id: string | null
+  readonly overflow?: boolean
+  readonly truncated?: boolean
+  readonly live_error?: string | null
+  readonly shadow_error?: string | null
+}
+
+/** GET /gates/{id}/fields: how often one generalised (op, path) differs on an endpoint. */
+export interface FieldStats {
+  readonly method: string
+  readonly template: string
+  readonly op: string
+  readonly path: string
+  readonly count: number
+  readonly rate: number
 }
 
 export interface ServerConfig {

@@ -42,6 +42,20 @@ describe('ApiClient', () => {
     expect(calls[1]?.url).toBe('http://api.test/gates?name=chk')
   })
 
+  test('the insight reads send the window, the endpoint, the kind, sort and paging', async () => {
+    const pagination = { limit: 10, offset: 0, total: 0, has_more: false }
+    const { api, calls } = client(() => Response.json({ data: [], pagination }))
+    const from = '2025-06-01T00:00:00.000Z'
+    await api.listEndpoints('g', { from, sort: 'diff_rate', order: 'desc', offset: 25, limit: 25 })
+    expect(calls[0]?.url).toBe('http://api.test/gates/g/endpoints?from=2025-06-01T00%3A00%3A00.000Z&sort=diff_rate&order=desc&limit=25&offset=25')
+    await api.listSignatures('g', { from, sort: 'last_seen', order: 'asc', offset: 0, limit: 10, kind: 'error' })
+    expect(calls[1]?.url).toBe('http://api.test/gates/g/signatures?from=2025-06-01T00%3A00%3A00.000Z&kind=error&sort=last_seen&order=asc&limit=10&offset=0')
+    await api.listFields('g', { from, sort: 'path', order: 'asc', offset: 0, limit: 25, method: 'GET', template: '/v2/products/{id}' })
+    expect(calls[2]?.url).toBe(
+      'http://api.test/gates/g/fields?from=2025-06-01T00%3A00%3A00.000Z&method=GET&template=%2Fv2%2Fproducts%2F%7Bid%7D&sort=path&order=asc&limit=25&offset=0',
+    )
+  })
+
   test('writes send JSON; delete accepts 204', async () => {
     const { api, calls } = client((c) => (c.init.method === 'DELETE' ? new Response(null, { status: 204 }) : Response.json({ data: { id: 'g' } }, { status: 201 })))
     await api.createGate({ name: 'n', live_url: 'http://l', shadow_url: 'http://s' })

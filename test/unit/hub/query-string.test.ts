@@ -27,6 +27,8 @@ describe('request filters ⇄ query string', () => {
       from: '2025-06-01T00:00:00.000Z',
       to: '2025-06-02T12:30:00+02:00',
       has_diff: 'true',
+      signature: '024f4f9242c2d465',
+      template: '/v2/products/{id}',
       sort: 'path',
       order: 'asc',
       offset: 150,
@@ -34,7 +36,8 @@ describe('request filters ⇄ query string', () => {
     } as const
     const s = requestQueryToString(q)
     expect(s).toBe(
-      'method=GET%2CPOST&path=%2Fapi%2Forders%2F*&from=2025-06-01T00%3A00%3A00.000Z&to=2025-06-02T12%3A30%3A00%2B02%3A00&has_diff=true&sort=path&order=asc&offset=150&limit=25',
+      'method=GET%2CPOST&path=%2Fapi%2Forders%2F*&from=2025-06-01T00%3A00%3A00.000Z&to=2025-06-02T12%3A30%3A00%2B02%3A00&has_diff=true' +
+        '&signature=024f4f9242c2d465&template=%2Fv2%2Fproducts%2F%7Bid%7D&sort=path&order=asc&offset=150&limit=25',
     )
     expect(parseRequestQuery(s)).toEqual(q)
   })
@@ -63,6 +66,13 @@ describe('request filters ⇄ query string', () => {
     ['from=0999-01-01T00:00:00Z', 'from', ''],
     ['to=2026-01-01T24:00:00Z', 'to', ''],
     ['method=get,,POST,get,G3T', 'method', ['GET', 'POST']],
+    // A signature id is 16 hex digits (docs/insights.md); case is folded, anything else dropped.
+    ['signature=024F4F9242C2D465', 'signature', '024f4f9242c2d465'],
+    ['signature=024f4f9242c2d46', 'signature', ''],
+    ['signature=024f4f9242c2d465a', 'signature', ''],
+    ['signature=zz4f4f9242c2d465', 'signature', ''],
+    ['template=%2Fa%00b', 'template', ''],
+    ['template=(other)', 'template', '(other)'],
   ] as const)('a bad or odd value %p gives %p = %p', (search, key, expected) => {
     expect(parseRequestQuery(search)[key]).toEqual(expected as never)
   })
@@ -71,6 +81,8 @@ describe('request filters ⇄ query string', () => {
     expect(hasRequestFilters({ ...DEFAULT_REQUEST_QUERY, sort: 'path', offset: 50 })).toBe(false)
     expect(hasRequestFilters({ ...DEFAULT_REQUEST_QUERY, has_diff: 'false' })).toBe(true)
     expect(hasRequestFilters({ ...DEFAULT_REQUEST_QUERY, path: '/x' })).toBe(true)
+    expect(hasRequestFilters({ ...DEFAULT_REQUEST_QUERY, signature: '024f4f9242c2d465' })).toBe(true)
+    expect(hasRequestFilters({ ...DEFAULT_REQUEST_QUERY, template: '/v2/search' })).toBe(true)
   })
 })
 
