@@ -2,6 +2,7 @@ import { type } from 'arktype'
 import { DEFAULT_DIFF_CONFIG, type DiffConfig } from '../diff/diff-config.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
 import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
+import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/byte-budget.ts'
 import type { ShadowSettings } from '../proxy/shadow-settings.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
@@ -56,6 +57,8 @@ const commonProxyFields = {
   SVC_APP_SAMPLING_RATE: numberField(0, 1).default('1.0'),
   'SVC_APP_SHADOW_RULES?': 'string',
   SVC_APP_MAX_CONCURRENT_CALLBACKS: integerField(0).default('200'),
+  // At least 1: unbounded is what the budget exists to prevent (docs/proxy.md "Memory").
+  SVC_APP_MAX_BYTES_IN_FLIGHT: integerField(1).default(String(DEFAULT_MAX_BYTES_IN_FLIGHT)),
   SVC_APP_READ_TIMEOUT: positiveDurationField.default('30s'),
   SVC_APP_WRITE_TIMEOUT: positiveDurationField.default('60s'),
   SVC_APP_IDLE_TIMEOUT: positiveDurationField.default('120s'),
@@ -206,6 +209,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
       samplingRate: v.SVC_APP_SAMPLING_RATE,
       shadowRules,
       maxConcurrentCallbacks: v.SVC_APP_MAX_CONCURRENT_CALLBACKS,
+      maxBytesInFlight: v.SVC_APP_MAX_BYTES_IN_FLIGHT,
       httpClient: Object.freeze({
         maxIdleConns: v.SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS,
         maxIdleConnsPerHost: v.SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST,

@@ -19,6 +19,7 @@ export const SKIP_REASONS = [
   'callbacks_full',
   'breaker_open',
   'report_failed',
+  'memory_budget',
 ] as const
 export type SkipReason = (typeof SKIP_REASONS)[number]
 

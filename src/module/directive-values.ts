@@ -87,13 +87,13 @@ export function readDuration(min: 'positive' | 'zero'): ValueReader<number> {
   }
 }
 
-/** A whole number >= 0 (connection counts, byte sizes); `meaning` says what 0 means. */
-export function readCount(meaning: string): ValueReader<number> {
-  const expected = `a whole number >= 0 (${meaning})`
+/** A whole number >= `min` (connection counts, byte sizes); `meaning` says what 0 means, or why `min` is above it. */
+export function readCount(meaning: string, min = 0): ValueReader<number> {
+  const expected = `a whole number >= ${min} (${meaning})`
   return (field) => {
     const value = single(field)
     const count = typeof value === 'string' && !WHOLE.test(value) ? Number.NaN : toNumber(value)
-    if (!(Number.isSafeInteger(count) && count >= 0)) throw invalid(field, 0, expected)
+    if (!(Number.isSafeInteger(count) && count >= min)) throw invalid(field, 0, expected)
     return count
   }
 }

@@ -4,7 +4,7 @@
  * the object form, whose option names are the camelCase of these.
  */
 
-/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`, `endpoints`); the printer keeps it. */
+/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`, `endpoints`, `max_bytes_in_flight`); the printer keeps it. */
 export const SVC_GATE_DIRECTIVES = [
   'live',
   'shadow',
@@ -22,6 +22,7 @@ export const SVC_GATE_DIRECTIVES = [
   'redacted_fields',
   'trusted_proxies',
   'endpoints',
+  'max_bytes_in_flight',
 ] as const
 export type SvcGateDirective = (typeof SVC_GATE_DIRECTIVES)[number]
 

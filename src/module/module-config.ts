@@ -5,6 +5,7 @@
  * reduced to a `RawSection` and validated by the same `buildConfig`, so
  * they accept the same values and fail with the same messages.
  */
+import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/byte-budget.ts'
 import { parseBlock } from './block-parser.ts'
 import {
   readAddressList,
@@ -63,6 +64,8 @@ export interface SvcGateConfig {
   readonly trustedProxies: readonly string[]
   /** Explicit endpoint templates as written (`endpoints`); empty: automatic templates only. */
   readonly endpoints: readonly string[]
+  /** Bytes the background comparisons may hold together, at least 1 (`max_bytes_in_flight`). */
+  readonly maxBytesInFlight: number
 }
 
 /** A duration as Go-style text (`"5s"`) or a number of milliseconds. */
@@ -122,6 +125,13 @@ export interface SvcGateOptions {
    * proxy's SVC_APP_ENDPOINTS (docs/insights.md). @default []
    */
   endpoints?: string | readonly string[]
+  /**
+   * Bytes the background comparisons may hold together (request, live and
+   * shadow bodies, at least 1), as the proxy's SVC_APP_MAX_BYTES_IN_FLIGHT;
+   * also the shadow's body bound while `maxBodySize` is 0 (docs/module.md).
+   * @default 268435456 (256 MiB)
+   */
+  maxBytesInFlight?: number | string
 }
 
 /** Parses and validates the text of an `svc_gate { ... }` block. */
@@ -175,6 +185,7 @@ const READERS = {
   redacted_fields: readFieldList,
   trusted_proxies: readAddressList,
   endpoints: readEndpointList,
+  max_bytes_in_flight: readCount('bytes, at least 1', 1),
 } satisfies Record<SvcGateDirective, ValueReader<unknown>>
 
 const HTTP_CLIENT_READERS = {
@@ -238,6 +249,7 @@ function buildConfig(section: RawSection): SvcGateConfig {
     redactedFields: values.redacted_fields ?? [],
     trustedProxies: values.trusted_proxies ?? [],
     endpoints: values.endpoints ?? [],
+    maxBytesInFlight: values.max_bytes_in_flight ?? DEFAULT_MAX_BYTES_IN_FLIGHT,
   })
 }
 

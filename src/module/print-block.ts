@@ -39,6 +39,7 @@ export function printBlock(config: SvcGateConfig): string {
     list('redacted_fields', config.redactedFields),
     list('trusted_proxies', config.trustedProxies),
     list('endpoints', config.endpoints),
+    line('max_bytes_in_flight', String(config.maxBytesInFlight)),
     '}',
   ]
   return `${lines.filter((text) => text !== undefined).join('\n')}\n`

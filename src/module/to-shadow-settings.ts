@@ -42,6 +42,7 @@ export function toShadowSettings(config: SvcGateConfig): ShadowSettings {
     samplingRate: config.samplingRate,
     shadowRules: compileShadowRules(config.shadowRules),
     maxConcurrentCallbacks: config.maxConcurrentCallbacks,
+    maxBytesInFlight: config.maxBytesInFlight,
     httpClient: config.httpClient,
     redactedFields: config.redactedFields,
     // Each entry was checked by `readAddressList`.

@@ -14,6 +14,7 @@ import type { RateLimitedLogger } from '../log/index.ts'
 import type { HeaderMap } from '../diff/index.ts'
 import type { CounterChild } from '../metrics/index.ts'
 import type { ApiClient } from './api-client.ts'
+import { reportCopyBytes } from './byte-budget.ts'
 import type { Capture, CapturedExchange, CaptureSink, SinkOutcome } from './capture.ts'
 
 export interface ApiReporterOptions {
@@ -31,6 +32,7 @@ export function createApiReporter(options: ApiReporterOptions): CaptureSink {
   const path = `/gates/${options.gateId}/requests`
   return {
     // No shadowNotAttempted: the API stores live's response, body included, whatever the shadow did.
+    heldCopyBytes: reportCopyBytes,
     async submit(capture, signal): Promise<SinkOutcome> {
       const body = JSON.stringify(createRequestPayload(capture, redactHeaders))
       const outcome = await client.call({ method: 'POST', path, body, headers: { 'x-request-id': capture.id }, signal })

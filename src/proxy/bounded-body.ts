@@ -6,8 +6,17 @@
  * comparison."). 0 means unlimited. Nothing here buffers past the bound.
  */
 
-/** A body read whole within the bound, or the fact that it was larger. */
-export type BoundedRead = { readonly kind: 'complete'; readonly bytes: Uint8Array } | { readonly kind: 'too-large' }
+/** A body read whole within the bound, or the fact that it was larger, or that `reserve` refused its bytes. */
+export type BoundedRead =
+  | { readonly kind: 'complete'; readonly bytes: Uint8Array }
+  | { readonly kind: 'too-large' }
+  | { readonly kind: 'over-budget' }
+
+/**
+ * Asked before bytes are kept (the bytes-in-flight budget, `byte-budget.ts`):
+ * `false` means they may not be, and the body is given up.
+ */
+export type Reserve = (bytes: number) => boolean
 
 /** `true` when `length` bytes exceed `maxBytes` (0: never). */
 export function exceeds(length: number, maxBytes: number): boolean {
@@ -40,9 +49,14 @@ export function concatChunks(chunks: readonly Uint8Array[], total: number): Uint
  */
 export type RequestBodyRead =
   | { readonly kind: 'complete'; readonly bytes: Uint8Array }
-  | { readonly kind: 'too-large'; readonly stream: ReadableStream<Uint8Array> }
+  | { readonly kind: 'too-large' | 'over-budget'; readonly stream: ReadableStream<Uint8Array> }
 
-export async function readRequestBody(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<RequestBodyRead> {
+/** @param reserve asked before each chunk is kept; `false` gives the copy up (`over-budget`), live still gets it all */
+export async function readRequestBody(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  reserve?: Reserve,
+): Promise<RequestBodyRead> {
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let total = 0
@@ -52,6 +66,7 @@ export async function readRequestBody(body: ReadableStream<Uint8Array>, maxBytes
     chunks.push(value)
     total += value.byteLength
     if (exceeds(total, maxBytes)) return { kind: 'too-large', stream: replay(chunks, reader) }
+    if (reserve !== undefined && !reserve(value.byteLength)) return { kind: 'over-budget', stream: replay(chunks, reader) }
   }
 }
 
@@ -77,18 +92,26 @@ function replay(chunks: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8A
 const EMPTY = new Uint8Array(0)
 
 /**
- * Reads a response body (the shadow's) within the bound; past it, the rest
- * is cancelled rather than read. Rejects as the underlying read does
- * (reset, abort).
+ * Reads a response body (the shadow's) within the bound, asking `reserve`
+ * for its bytes (an announced length at once, else chunk by chunk); past
+ * the bound or once refused, the rest is cancelled rather than read.
+ * Rejects as the underlying read does (reset, abort).
  */
-export async function readResponseBody(response: Response, maxBytes: number): Promise<BoundedRead> {
+export async function readResponseBody(response: Response, maxBytes: number, reserve?: Reserve): Promise<BoundedRead> {
   const announced = contentLength(response.headers)
-  if (announced !== undefined && exceeds(announced, maxBytes)) {
-    await response.body?.cancel().catch(() => {})
-    return { kind: 'too-large' }
+  if (announced !== undefined) {
+    const refused: BoundedRead | undefined = exceeds(announced, maxBytes)
+      ? { kind: 'too-large' }
+      : reserve !== undefined && !reserve(announced)
+        ? { kind: 'over-budget' }
+        : undefined
+    if (refused !== undefined) {
+      await response.body?.cancel().catch(() => {})
+      return refused
+    }
+    // Before `.body`, which would make a stream that bytes() does not need.
+    return { kind: 'complete', bytes: await response.bytes() }
   }
-  // Before `.body`, which would make a stream that bytes() does not need.
-  if (announced !== undefined) return { kind: 'complete', bytes: await response.bytes() }
   if (response.body === null) return { kind: 'complete', bytes: EMPTY }
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
@@ -97,9 +120,14 @@ export async function readResponseBody(response: Response, maxBytes: number): Pr
     const { done, value } = await reader.read()
     if (done) return { kind: 'complete', bytes: concatChunks(chunks, total) }
     total += value.byteLength
-    if (exceeds(total, maxBytes)) {
+    const refused: BoundedRead | undefined = exceeds(total, maxBytes)
+      ? { kind: 'too-large' }
+      : reserve !== undefined && !reserve(value.byteLength)
+        ? { kind: 'over-budget' }
+        : undefined
+    if (refused !== undefined) {
       await reader.cancel().catch(() => {})
-      return { kind: 'too-large' }
+      return refused
     }
     chunks.push(value)
   }
@@ -116,6 +144,8 @@ export interface CopyControl {
   dropped: boolean
   /** Set by the pass-through keeping the copy: drops what it holds. */
   drop?: () => void
+  /** Asked before each chunk is kept; `false` gives the copy up (it ends as `too-large`). */
+  reserve?: Reserve
 }
 
 /** How a pass-through ended, for the copy kept (`capture`) or a slot to free. */
@@ -165,7 +195,7 @@ export function passThrough(
           if (done) break
           total += value.byteLength
           if (chunks !== undefined) {
-            if (exceeds(total, maxBytes)) chunks = undefined
+            if (exceeds(total, maxBytes) || copy?.reserve?.(value.byteLength) === false) chunks = undefined
             else chunks.push(value)
           }
           const written = controller.write(value)

@@ -86,6 +86,13 @@ export interface CaptureSink {
    * It must answer at once: nothing waits for it at shutdown.
    */
   shadowNotAttempted?(request: ShadowNotAttempted): SinkOutcome
+  /**
+   * Bytes the sink holds beyond the capture's bodies while `submit` runs,
+   * for a capture whose bodies total `bodyBytes`: reserved in the
+   * bytes-in-flight budget (`byte-budget.ts`) before `submit`. The API
+   * reporter's encoded copy; none for a sink that answers at once.
+   */
+  heldCopyBytes?(bodyBytes: number): number
 }
 
 /** A Headers object as SPEC.md's header map (canonical name to values); Set-Cookie keeps each value. */

@@ -52,10 +52,10 @@ export interface Http1ClientOptions {
 export interface Http1Client {
   /**
    * Sends the request and reads the response whole, within `maxBodyBytes`
-   * (0: unlimited; past it, a `too_large` UpstreamError). Rejects with an
-   * UpstreamError.
+   * (0: unlimited; past it, a `too_large` UpstreamError), asking `reserve`
+   * before each piece of the body is kept. Rejects with an UpstreamError.
    */
-  send(request: Http1Request, maxBodyBytes: number): Promise<WholeResponse>
+  send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
 }
 
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */
@@ -125,20 +125,20 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   }
 
   return {
-    async send(request, maxBodyBytes) {
+    async send(request, maxBodyBytes, reserve) {
       const { method, signal } = request
       const waiting = takeConnectionSlot(slots, signal, target)
       if (waiting !== undefined) await waiting
       const started = performance.now()
       const bytes = requestBytes(request)
-      let reader = new ResponseReader(method, maxBodyBytes)
+      let reader = new ResponseReader(method, maxBodyBytes, reserve)
       try {
         let connection: Connection
         try {
           connection = await exchangeOnce(request, bytes, reader, false)
         } catch (error) {
           if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
-          reader = new ResponseReader(method, maxBodyBytes)
+          reader = new ResponseReader(method, maxBodyBytes, reserve)
           connection = await exchangeOnce(request, bytes, reader, true)
         }
         // A response that came before the whole request was written (a 413
@@ -148,6 +148,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         const head = reader.head!
         const latencyMs = connection.headAt - started
         recorder?.observe(method, head.status, latencyMs / 1000)
+        if (reader.overBudget) return { kind: 'over-budget' }
         if (!reader.tooLarge) {
           const headers = headerMapOfFields(head.fields, head.setCookies)
           return { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }

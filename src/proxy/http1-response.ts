@@ -24,8 +24,11 @@ import {
   type ResponseHead,
 } from './response-head.ts'
 
-/** What a `push()` or `end()` left the reader in: `too-large` is a body past the bound. */
-export type ReadState = 'more' | 'done' | 'too-large'
+/**
+ * What a `push()` or `end()` left the reader in: `too-large` is a body past
+ * the bound, `over-budget` one whose bytes `reserve` refused.
+ */
+export type ReadState = 'more' | 'done' | 'too-large' | 'over-budget'
 
 /** A chunk-size line longer than this is refused (hex digits and extensions). */
 const MAX_CHUNK_LINE_BYTES = 4096
@@ -59,6 +62,8 @@ export class ResponseReader {
   received = false
   /** Whether the body turned out larger than the bound (then it is not kept, and the connection not reused). */
   tooLarge = false
+  /** Whether `reserve` refused bytes of the body (then it is not kept, and the connection not reused). */
+  overBudget = false
   /**
    * Bytes looked at or copied while waiting for the end of a head, a
    * chunk-size line or a trailer line: at most a few times the bytes
@@ -84,10 +89,12 @@ export class ResponseReader {
   /**
    * @param method the request's method (a HEAD response has no body)
    * @param maxBodyBytes the bound of the body kept; 0 means unlimited
+   * @param reserve asked before each piece of the body is kept; `false` stops keeping it (`over-budget`)
    */
   constructor(
     private readonly method: string,
     private readonly maxBodyBytes: number,
+    private readonly reserve?: (bytes: number) => boolean,
   ) {}
 
   /** The body as read; only once `push()` or `end()` said `done`. */
@@ -121,7 +128,7 @@ export class ResponseReader {
     const data = inPending ? this.append(chunk) : chunk
     this.resume = inPending ? this.searched : 0
     let offset = 0
-    while (offset < data.byteLength && !this.isDone() && !this.tooLarge) {
+    while (offset < data.byteLength && !this.isDone() && !this.stopped()) {
       const next = this.step(data, offset)
       this.resume = 0
       if (next < 0) {
@@ -144,7 +151,7 @@ export class ResponseReader {
       this.reusable = false
       return this.state()
     }
-    if (this.phase === Phase.Done || this.tooLarge) return this.state()
+    if (this.phase === Phase.Done || this.stopped()) return this.state()
     throw Object.assign(new Error('upstream closed the connection before the response was complete'), {
       code: 'ECONNRESET',
     })
@@ -155,8 +162,14 @@ export class ResponseReader {
     return this.phase === Phase.Done
   }
 
+  /** The body is no longer kept: nothing more is read. */
+  private stopped(): boolean {
+    return this.tooLarge || this.overBudget
+  }
+
   private state(): ReadState {
     if (this.tooLarge) return 'too-large'
+    if (this.overBudget) return 'over-budget'
     return this.phase === Phase.Done ? 'done' : 'more'
   }
 
@@ -275,6 +288,11 @@ export class ResponseReader {
     this.total += to - from
     if (this.exceeds(this.total)) {
       this.tooLarge = true
+      this.parts = []
+      return
+    }
+    if (this.reserve !== undefined && !this.reserve(to - from)) {
+      this.overBudget = true
       this.parts = []
       return
     }

@@ -9,7 +9,8 @@
  *   body bytes), streamed, and never waits for the shadow or the diff.
  * - The shadow exchange, the comparison (standalone) or the report (API
  *   mode) run in the background, at most SVC_APP_MAX_CONCURRENT_CALLBACKS
- *   at a time, each bounded, and drained at shutdown.
+ *   at a time, each bounded, holding at most SVC_APP_MAX_BYTES_IN_FLIGHT
+ *   bytes together (`byte-budget.ts`), and drained at shutdown.
  * - Every request ends as exactly one of: compared, reported, or skipped
  *   with a reason (`svc_comparisons_skipped_total`).
  */
@@ -18,6 +19,7 @@ import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
 import { contentLength, readRequestBody, type CopyControl } from './bounded-body.ts'
+import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, MemoryBudgetReason, type Reservation } from './byte-budget.ts'
 import {
   failedExchange,
   headerMapOf,
@@ -80,6 +82,8 @@ export interface ShadowHandler {
   fetch(request: Request, context?: ForwardContext): Promise<Response>
   /** Background comparisons in flight. */
   readonly inFlight: number
+  /** Bytes they hold now, in the bytes-in-flight budget (docs/proxy.md "Memory"). */
+  readonly bytesInFlight: number
   /**
    * Waits for the background comparisons, at most `timeoutMs` (default: the
    * shadow timeout), then aborts the rest, which count as `report_failed`.
@@ -123,6 +127,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const tasks = new BackgroundTasks()
   const { server, inFlight } = metrics
   const { shadowTimeoutMs, maxBodyBytes } = settings
+  const budget = new ByteBudget(settings.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT)
+  // The shadow's body is always bounded: by the body bound, else by the budget (docs/proxy.md "Memory").
+  const shadowMaxBytes = maxBodyBytes === 0 ? budget.limit : maxBodyBytes
 
   const logUnexpected = (error: unknown) => logger.error('background comparison failed unexpectedly', { error })
   // While the shadow is known to be down (DESIGN.md "Diff semantics": an
@@ -150,6 +157,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         'request.method': method,
         'request.path': splitTarget(target).path,
         max_concurrent_callbacks: settings.maxConcurrentCallbacks,
+      })
+    } else if (reason === 'memory_budget') {
+      warnings.warn('comparison dropped: the bytes-in-flight budget is full', {
+        'request.method': method,
+        'request.path': splitTarget(target).path,
+        max_bytes_in_flight: budget.limit,
+        bytes_in_flight: budget.used,
       })
     }
   }
@@ -185,22 +199,32 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     headers: Headers,
     body: ReadableStream<Uint8Array> | null,
   ): Promise<Response> {
+    // The comparison's bytes in the budget, from the request body on; given back when it ends.
+    const reservation = budget.open()
     let bytes: Uint8Array = EMPTY
     if (body !== null) {
       try {
-        if (contentLength(request.headers) !== undefined) {
+        const announced = contentLength(request.headers)
+        if (announced !== undefined) {
+          if (!reservation.add(announced)) {
+            callbacks.release()
+            skip('memory_budget', method, target)
+            return live.respond(await live.send(method, target, headers, body))
+          }
           bytes = await request.bytes()
         } else {
-          const read = await readRequestBody(body, maxBodyBytes)
-          if (read.kind === 'too-large') {
+          const read = await readRequestBody(body, maxBodyBytes, reservation.add)
+          if (read.kind !== 'complete') {
+            reservation.release()
             callbacks.release()
-            skip('body_too_large', method, target)
+            skip(read.kind === 'too-large' ? 'body_too_large' : 'memory_budget', method, target)
             return live.respond(await live.send(method, target, headers, read.stream))
           }
           bytes = read.bytes
         }
       } catch (error) {
         // The client went away mid-upload: nothing to forward or compare.
+        reservation.release()
         callbacks.release()
         skip('report_failed', method, target)
         logger.debug('request body could not be read', { 'request.method': method, 'request.path': splitTarget(target).path, error })
@@ -223,6 +247,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     // compared as an error when live's headers are in
     // (`refused-shadow-forwarder.ts`, which gives the slot back).
     if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+      // Not a background comparison: nothing of it is held past live's exchange.
+      reservation.release()
       return forwardRefused({ id, clientRequestId, method, target, headers, body: body === null ? null : bytes })
     }
     const createdAt = new Date()
@@ -231,7 +257,14 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       settleLive = resolve
     })
     inFlight.inc()
-    const copy: CopyControl = { dropped: false }
+    let liveReserved = 0
+    const copy: CopyControl = {
+      dropped: false,
+      reserve(bytes) {
+        liveReserved += bytes
+        return reserve(bytes)
+      },
+    }
     // The shadow timeout (or the drain) ends the exchanges, not the task: a
     // shadow that timed out is still a capture, handed to the sink with the
     // task's signal, which only the drain aborts.
@@ -243,6 +276,12 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       copy.dropped = true
       copy.drop?.()
       settleLive({ kind: 'abandoned', reason })
+    }
+    // Bytes the budget cannot hold end the comparison (`memory_budget`); live streams on without the copy.
+    const reserve = (bytes: number): boolean => {
+      if (reservation.add(bytes)) return true
+      abandon(new MemoryBudgetReason(budget.limit))
+      return false
     }
     // Started first, so the shadow request leaves in the same tick as live's.
     tasks.run(
@@ -259,6 +298,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           settleLive,
           exchange: exchange.signal,
           abandon,
+          reservation,
+          reserve,
         }),
       logUnexpected,
       abandon,
@@ -277,7 +318,11 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     const headerMap = headerMapOf(liveHeaders)
     return live.respond(
       result,
-      (end) => settleLive({ kind: 'response', status, headers: headerMap, end, latencyMs: performance.now() - sendStarted }),
+      (end) => {
+        // A small body is copied whole by clone(), not chunk by chunk: reserved once it is in.
+        if (end.kind === 'complete' && end.bytes.byteLength > liveReserved) reserve(end.bytes.byteLength - liveReserved)
+        settleLive({ kind: 'response', status, headers: headerMap, end, latencyMs: performance.now() - sendStarted })
+      },
       copy,
     )
   }
@@ -298,6 +343,10 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     readonly exchange: AbortSignal
     /** Aborts `exchange` and gives up live's body (first reason wins). */
     readonly abandon: (reason: unknown) => void
+    /** The comparison's bytes in the budget; released when it ends. */
+    readonly reservation: Reservation
+    /** Reserves bytes as they arrive; when the budget is full, abandons the comparison (`memory_budget`). */
+    readonly reserve: (bytes: number) => boolean
   }
 
   /**
@@ -336,19 +385,23 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           live: liveExchange,
           shadow: shadowExchange,
         }
-        outcome = await sink.submit(capture, signal)
+        // The sink's own copy (the API reporter's encoded report) counts too.
+        const held = sink.heldCopyBytes?.(body.byteLength + liveExchange.body.byteLength + shadowExchange.body.byteLength) ?? 0
+        outcome = pending.reservation.add(held) ? await sink.submit(capture, signal) : { kind: 'skipped', reason: 'memory_budget' }
       }
     } catch (error) {
-      outcome = { kind: 'skipped', reason: 'report_failed' }
-      if (!(signal.reason instanceof DrainAbortReason)) {
+      const overBudget = error instanceof MemoryBudgetReason || pending.exchange.reason instanceof MemoryBudgetReason
+      outcome = { kind: 'skipped', reason: overBudget ? 'memory_budget' : 'report_failed' }
+      if (!overBudget && !(signal.reason instanceof DrainAbortReason)) {
         warnings.warn('comparison abandoned', { 'request.path': splitTarget(pending.target).path, error })
       }
     } finally {
       clearTimeout(timer)
+      pending.reservation.release()
       callbacks.release()
       inFlight.dec()
     }
-    if (outcome.kind === 'skipped') skips.inc(outcome.reason)
+    if (outcome.kind === 'skipped') skip(outcome.reason, pending.method, pending.target)
   }
 
   /** The shadow's side; a shadow that fails (a body over the bound included: `too_large`) is a failed side, compared. */
@@ -365,9 +418,11 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           body: pending.body,
           signal,
         },
-        maxBodyBytes,
+        shadowMaxBytes,
+        pending.reserve,
       )
       shadowRefusals.recordSuccess()
+      if (response.kind === 'over-budget') throw new MemoryBudgetReason(budget.limit)
       return {
         status: response.status,
         headers: response.headers,
@@ -376,8 +431,10 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         createdAt: new Date(),
       }
     } catch (error) {
-      // Shutting down: not a shadow failure, the comparison is abandoned.
-      if (signal.reason instanceof DrainAbortReason) throw error
+      // Shutting down, or out of budget: not a shadow failure, the comparison is abandoned.
+      if (error instanceof MemoryBudgetReason || signal.reason instanceof DrainAbortReason || signal.reason instanceof MemoryBudgetReason) {
+        throw error
+      }
       const failure = toUpstreamError(error, 'shadow', signal)
       if (failure.kind === 'refused') shadowRefusals.recordRefusal()
       return failedExchange(failure.message, Math.round(performance.now() - started), new Date())
@@ -400,6 +457,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       }),
     get inFlight() {
       return tasks.size
+    },
+    get bytesInFlight() {
+      return budget.used
     },
     drain: (timeoutMs = shadowTimeoutMs) => tasks.drain(timeoutMs),
     async close(timeoutMs = shadowTimeoutMs) {

@@ -51,6 +51,12 @@ export interface ShadowSettings {
   readonly shadowRules: ShadowRules
   /** Background comparisons at the same time; 0 means unbounded. @default 200 */
   readonly maxConcurrentCallbacks: number
+  /**
+   * Bytes the background comparisons may hold together, at least 1
+   * (`byte-budget.ts`); also the shadow's body bound when `maxBodyBytes`
+   * is 0. @default DEFAULT_MAX_BYTES_IN_FLIGHT (256 MiB)
+   */
+  readonly maxBytesInFlight?: number
   readonly httpClient: HttpClientSettings
   /** Redacted on top of the defaults (SPEC.md "Field redaction"). */
   readonly redactedFields: readonly string[]

@@ -69,7 +69,7 @@ export interface UpstreamExchange {
   done(): void
 }
 
-/** A response read whole within a bound. */
+/** A response read whole within a bound, or the fact that the budget for its body ran out. */
 export type WholeResponse =
   | {
       readonly kind: 'complete'
@@ -79,6 +79,7 @@ export type WholeResponse =
       /** Milliseconds from sending to the response headers. */
       readonly latencyMs: number
     }
+  | { readonly kind: 'over-budget' }
 
 /**
  * The shadow's client: it adds `X-Svc-Mode: shadow` to the request's
@@ -91,8 +92,13 @@ export interface ShadowClient {
    * (`bad_response`: a status outside 100..599, Content-Length with
    * Transfer-Encoding, malformed bytes) or a head over MAX_HEAD_BYTES.
    * @param maxBodyBytes 0: unlimited
+   * @param reserve asked before each piece of the body is kept; `false` drops it (`over-budget`)
    */
-  send(request: UpstreamRequest & { readonly body: Uint8Array | null }, maxBodyBytes: number): Promise<WholeResponse>
+  send(
+    request: UpstreamRequest & { readonly body: Uint8Array | null },
+    maxBodyBytes: number,
+    reserve?: (bytes: number) => boolean,
+  ): Promise<WholeResponse>
 }
 
 export interface UpstreamPool {
@@ -225,7 +231,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
 export function shadowOverFetch(client: UpstreamClient): ShadowClient {
   const { target } = client
   return {
-    async send(request, maxBodyBytes) {
+    async send(request, maxBodyBytes, reserve) {
       const exchange = await client.send({ ...request, headers: shadowRequestHeaders(request.headers) })
       try {
         const { response, latencyMs } = exchange
@@ -234,8 +240,9 @@ export function shadowOverFetch(client: UpstreamClient): ShadowClient {
           await response.body?.cancel().catch(() => {})
           throw refused
         }
-        const read = await readResponseBody(response, maxBodyBytes)
+        const read = await readResponseBody(response, maxBodyBytes, reserve)
         if (read.kind === 'too-large') throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
+        if (read.kind === 'over-budget') return read
         return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
       } catch (error) {
         throw toUpstreamError(error, target, request.signal)

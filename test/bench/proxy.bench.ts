@@ -28,6 +28,7 @@
 import type { Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { SKIP_REASONS } from '../../src/metrics/index.ts'
 import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
 import {
   freePort,
@@ -245,7 +246,7 @@ async function checkAccounting(proxy: OurProxy, rate: number, seconds: number, c
   }
   const delta = (name: string, labels: Record<string, string> = {}) => sumSamples(after, name, labels) - sumSamples(before, name, labels)
   const skipped: Record<string, number> = {}
-  for (const reason of ['sampled_out', 'denied_by_rule', 'body_too_large', 'callbacks_full', 'breaker_open', 'report_failed']) {
+  for (const reason of SKIP_REASONS) {
     skipped[reason] = delta('svc_comparisons_skipped_total', { reason })
   }
   const received = delta('http_server_request_duration_seconds_count')

@@ -19,6 +19,7 @@ describe('label values', () => {
       'callbacks_full',
       'breaker_open',
       'report_failed',
+      'memory_budget',
     ])
   })
 

@@ -49,6 +49,8 @@ const DEFAULTS: SvcGateConfig = {
   redactedFields: [],
   trustedProxies: [],
   endpoints: [],
+  // Not in the SPEC's table: the proxy's SVC_APP_MAX_BYTES_IN_FLIGHT default, 256 MiB.
+  maxBytesInFlight: 268_435_456,
 }
 
 describe('parseModuleConfig', () => {
@@ -83,6 +85,7 @@ describe('parseModuleConfig', () => {
         trusted_proxies ::1
         endpoints "/v2/products/{sku}/price, /static/*"
         endpoints /health
+        max_bytes_in_flight 1048576
       }`
     expect(parseModuleConfig(text)).toEqual({
       live: 'https://live.example:8443/base',
@@ -106,6 +109,7 @@ describe('parseModuleConfig', () => {
       redactedFields: ['body.password', 'body.card number'],
       trustedProxies: ['10.0.0.0/8', '192.0.2.7', '::1'],
       endpoints: ['/v2/products/{sku}/price', '/static/*', '/health'],
+      maxBytesInFlight: 1_048_576,
     })
   })
 
@@ -177,7 +181,7 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 3,
       message:
-        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies, endpoints), found unknown directive "sampling"',
+        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies, endpoints, max_bytes_in_flight), found unknown directive "sampling"',
     },
     {
       name: 'unknown directive in http_client',
@@ -308,6 +312,13 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       column: 28,
       message:
         'max_concurrent_callbacks: expected a whole number >= 0 (0 means unbounded), found "-1"',
+    },
+    {
+      name: 'a budget of no bytes (unbounded memory is refused)',
+      text: block('max_bytes_in_flight 0'),
+      line: 4,
+      column: 23,
+      message: 'max_bytes_in_flight: expected a whole number >= 1 (bytes, at least 1), found "0"',
     },
     {
       name: 'negative tolerance',
@@ -625,7 +636,7 @@ describe('validateModuleConfig (object form)', () => {
     [
       'unknown option',
       { ...base, sampling_rate: 1 },
-      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies, endpoints), found unknown option "sampling_rate"',
+      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies, endpoints, maxBytesInFlight), found unknown option "sampling_rate"',
     ],
     ['missing live', { shadow: 'http://a' }, 'options: expected a "live" option, found none'],
     ['not an object', 'x'.length, 'options: expected an object, found 1'],

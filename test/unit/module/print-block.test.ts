@@ -33,6 +33,7 @@ describe('printBlock', () => {
     }
     diff_float_tolerance 0
     diff_sort_arrays off
+    max_bytes_in_flight 268435456
 }
 `)
   })
@@ -181,6 +182,7 @@ const config: fc.Arbitrary<SvcGateConfig> = fc
       { maxLength: 3 },
     ),
     endpoints: fc.uniqueArray(endpointTemplate, { maxLength: 3 }),
+    maxBytesInFlight: fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.constant(Number.MAX_SAFE_INTEGER)),
   })
   // parseModuleConfig rejects a shadow equal to live.
   .filter((c) => c.live.replace(/\/+$/, '') !== c.shadow.replace(/\/+$/, ''))

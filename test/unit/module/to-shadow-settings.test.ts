@@ -30,6 +30,7 @@ describe('toShadowSettings', () => {
       maxBodyBytes: 0,
       samplingRate: 1,
       maxConcurrentCallbacks: 200,
+      maxBytesInFlight: 268_435_456,
       httpClient: { ...DEFAULT_HTTP_CLIENT },
       redactedFields: [],
       diff: { ...DEFAULT_DIFF_CONFIG },
@@ -64,6 +65,7 @@ describe('toShadowSettings', () => {
         redacted_fields body.user.email
         trusted_proxies 10.0.0.0/8 "192.0.2.7, ::1"
         endpoints "/v2/products/{sku}/price" "/static/*"
+        max_bytes_in_flight 1000000
       }`)
     expect(comparable(toShadowSettings(config))).toEqual({
       // No trailing slash: the core appends the request path to it.
@@ -75,6 +77,7 @@ describe('toShadowSettings', () => {
       maxBodyBytes: 4096,
       samplingRate: 0.25,
       maxConcurrentCallbacks: 0,
+      maxBytesInFlight: 1_000_000,
       httpClient: {
         maxIdleConns: 64,
         maxIdleConnsPerHost: 32,
@@ -133,6 +136,7 @@ describe('toShadowSettings', () => {
         redactedFields: ['headers.X-Token'],
         trustedProxies: '10.0.0.0/8, ::1',
         endpoints: ['/v2/products/{sku}/price', '/static/*'],
+        maxBytesInFlight: 5_000_000,
       }),
     )
     const proxy = loadProxyConfig({
@@ -155,6 +159,7 @@ describe('toShadowSettings', () => {
       SVC_APP_REDACTED_FIELDS: 'headers.X-Token',
       SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
       SVC_APP_ENDPOINTS: '/v2/products/{sku}/price, /static/*',
+      SVC_APP_MAX_BYTES_IN_FLIGHT: '5000000',
     })
     if (proxy.mode.kind !== 'standalone') throw new Error('expected standalone mode')
     // As start-proxy.ts builds them in standalone mode.

@@ -57,6 +57,15 @@ describe('readRequestBody', () => {
     expect(read.kind).toBe('too-large')
     if (read.kind === 'too-large') expect(await textOf(read.stream)).toBe('abcdefgh')
   })
+
+  test('asks the budget for each chunk; once refused, live still gets every byte from the replay', async () => {
+    const asked: number[] = []
+    const reserve = (n: number) => (asked.push(n), asked.length < 3)
+    const read = await readRequestBody(streamOf(['ab', 'cd', 'ef', 'gh']), 0, reserve)
+    expect(read.kind).toBe('over-budget')
+    expect(asked).toEqual([2, 2, 2])
+    if (read.kind === 'over-budget') expect(await textOf(read.stream)).toBe('abcdefgh')
+  })
 })
 
 describe('readResponseBody', () => {
@@ -72,6 +81,20 @@ describe('readResponseBody', () => {
   test('reads an unannounced body within the bound', async () => {
     const read = await readResponseBody(new Response(streamOf(['aa', 'bb'])), 0)
     expect(read.kind === 'complete' && new TextDecoder().decode(read.bytes)).toBe('aabb')
+  })
+
+  test('asks the budget for an announced length at once, and stops when it says no', async () => {
+    const asked: number[] = []
+    const response = new Response('x'.repeat(100), { headers: { 'content-length': '100' } })
+    expect(await readResponseBody(response, 0, (n) => (asked.push(n), false))).toEqual({ kind: 'over-budget' })
+    expect(asked).toEqual([100])
+  })
+
+  test('asks the budget chunk by chunk for an unannounced body, and stops when it says no', async () => {
+    const asked: number[] = []
+    const read = await readResponseBody(new Response(streamOf(['aaaa', 'bbbb', 'cccc'])), 0, (n) => (asked.push(n), asked.length < 2))
+    expect(read).toEqual({ kind: 'over-budget' })
+    expect(asked).toEqual([4, 4])
   })
 
   test('rejects when the body breaks', async () => {
@@ -131,6 +154,17 @@ describe('passThrough', () => {
     const text = await textOf(passThrough(source, 0, (e) => (end = e), copy))
     expect(text).toBe('chunk1chunk2chunk3')
     expect(end).toEqual({ kind: 'too-large' })
+  })
+
+  test('a copy whose bytes the budget refuses is dropped; the forwarding goes on', async () => {
+    let end: StreamEnd | undefined
+    const asked: number[] = []
+    const copy: CopyControl = { dropped: false, reserve: (n) => (asked.push(n), asked.length < 2) }
+    const text = await textOf(passThrough(streamOf(['abc', 'def', 'ghi']), 0, (e) => (end = e), copy))
+    expect(text).toBe('abcdefghi')
+    expect(end).toEqual({ kind: 'too-large' })
+    // Asked until it said no, then never again.
+    expect(asked).toEqual([3, 3])
   })
 
   test('a copy given up before the body starts is never kept', async () => {

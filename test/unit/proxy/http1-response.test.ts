@@ -170,6 +170,26 @@ describe('ResponseReader bound', () => {
   })
 })
 
+describe('ResponseReader budget', () => {
+  test('asks `reserve` before keeping each piece of the body; once refused it keeps nothing and reads no more', () => {
+    const asked: number[] = []
+    const reader = new ResponseReader('GET', 0, (n) => (asked.push(n), asked.length < 2))
+    const wire = bytesOf('HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc')
+    expect(reader.push(wire)).toBe('more')
+    expect(reader.push(bytesOf('def'))).toBe('over-budget')
+    expect(reader.push(bytesOf('ghi'))).toBe('over-budget')
+    expect(asked).toEqual([3, 3])
+    expect(reader.overBudget).toBe(true)
+    expect(reader.body.byteLength).toBe(0)
+    expect(reader.reusable).toBe(false)
+  })
+
+  test('the bound is checked first: a body past it is too large, not over budget', () => {
+    const reader = new ResponseReader('GET', 5, () => true)
+    expect(reader.push(bytesOf('HTTP/1.1 200 OK\r\n\r\nabcdef'))).toBe('too-large')
+  })
+})
+
 describe('ResponseReader refuses what is not HTTP/1.1', () => {
   test.each([
     ['a bad status line', 'HTTP/2 200 OK\r\n\r\n'],
