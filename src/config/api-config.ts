@@ -11,6 +11,7 @@ import {
   durationField,
   integerField,
   originListField,
+  portField,
   positiveAgeField,
   positiveDurationField,
 } from './env-fields.ts'
@@ -30,7 +31,7 @@ const DEFAULT_RETENTION = '720h'
 const apiFields = {
   SVC_APP_DATABASE_URL: databaseUrlField,
   SVC_APP_API_KEY: apiKeyField,
-  SVC_APP_PORT: integerField(0, 65535).default('8090'),
+  SVC_APP_PORT: portField.default('8090'),
   SVC_APP_RATE_LIMIT: integerField(1).default('1000'),
   SVC_APP_MAX_BODY_SIZE: integerField(1).default('10485760'),
   SVC_APP_CORS_ORIGINS: originListField.default(''),

@@ -40,6 +40,13 @@ export function integerField(min: number, max = Number.MAX_SAFE_INTEGER) {
 }
 
 /**
+ * A TCP port to listen on. 0 is refused: Bun would pick a random port, and
+ * a server nobody can find (its clients, the probes, the scraper) is a
+ * misconfiguration, not a choice.
+ */
+export const portField = integerField(1, 65535)
+
+/**
  * A decimal number as operators write one (`0.25`, `1e-3`); Number() alone
  * would also take `0x1`, `0b1` or `Infinity`.
  */

@@ -2,7 +2,7 @@ import { type } from 'arktype'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
 import type { AllowedHosts } from '../net/allowed-hosts.ts'
-import { allowedHostsField, apiKeyField, httpUrlField, integerField } from './env-fields.ts'
+import { allowedHostsField, apiKeyField, httpUrlField, portField } from './env-fields.ts'
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
 
@@ -13,7 +13,7 @@ const hubFields = {
   'SVC_APP_API_KEY?': apiKeyField,
   'VITE_API_BASE_URL?': httpUrlField,
   'VITE_API_KEY?': apiKeyField,
-  SVC_APP_PORT: integerField(0, 65535).default('8070'),
+  SVC_APP_PORT: portField.default('8070'),
   'SVC_APP_ALLOWED_HOSTS?': allowedHostsField,
   ...commonFields,
 } as const

@@ -16,6 +16,7 @@ import {
   minimumNumberField,
   nonNegativeDurationField,
   numberField,
+  portField,
   positiveDurationField,
   splitList,
   uuidField,
@@ -49,8 +50,8 @@ const endpointTemplatesField = type('string').pipe((text, ctx) => {
 
 /** SPEC.md "Proxy, common". */
 const commonProxyFields = {
-  SVC_APP_PORT: integerField(0, 65535).default('8080'),
-  SVC_APP_ADMIN_PORT: integerField(0, 65535).default('8081'),
+  SVC_APP_PORT: portField.default('8080'),
+  SVC_APP_ADMIN_PORT: portField.default('8081'),
   SVC_APP_LIVE_TIMEOUT: positiveDurationField.default('5s'),
   SVC_APP_SHADOW_TIMEOUT: positiveDurationField.default('10s'),
   SVC_APP_MAX_BODY_SIZE: integerField(0).default('10485760'),
@@ -171,7 +172,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
   const v = validateEnvironment(proxyConfigSchema, env, ORDER)
   const raw = (name: string) => env[name]?.trim() || undefined
 
-  if (v.SVC_APP_PORT !== 0 && v.SVC_APP_ADMIN_PORT === v.SVC_APP_PORT) {
+  if (v.SVC_APP_ADMIN_PORT === v.SVC_APP_PORT) {
     throw new ConfigError('SVC_APP_ADMIN_PORT', String(v.SVC_APP_ADMIN_PORT), 'must differ from SVC_APP_PORT')
   }
   if (v.SVC_APP_WRITE_TIMEOUT < v.SVC_APP_LIVE_TIMEOUT) {

@@ -20,14 +20,15 @@ export interface TestApi {
 /** A real API on 127.0.0.1 over a fresh database of the given backend. */
 export async function startTestApi(backend: Backend, env: Record<string, string> = {}): Promise<TestApi> {
   const database = await createTestDatabase(backend)
-  const config = loadApiConfig({
+  const loaded = loadApiConfig({
     SVC_APP_DATABASE_URL: database.url,
     SVC_APP_API_KEY: TEST_API_KEY,
-    SVC_APP_PORT: '0',
     SVC_APP_RATE_LIMIT: '100000',
     SVC_APP_LOG_FORMAT: 'json',
     ...env,
   })
+  // A free port, chosen by the kernel: SVC_APP_PORT itself refuses 0.
+  const config = 'SVC_APP_PORT' in env ? loaded : { ...loaded, port: 0 }
   const logs: string[] = []
   const logger = createLogger({ level: 'debug', format: 'json', write: (line) => void logs.push(line) })
   const api = await createApi(config, { logger, database: database.db, hostname: '127.0.0.1' })

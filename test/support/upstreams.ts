@@ -247,6 +247,18 @@ export function freePort(): number {
 }
 
 /**
+ * `count` distinct ports on 127.0.0.1 where nothing listens, for a process
+ * started with SVC_APP_PORT and friends (which take 1-65535, never 0). The
+ * probes are held until all are bound, so no two are the same.
+ */
+export function freePorts(count: number): number[] {
+  const probes = Array.from({ length: count }, () => Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() }))
+  const ports = probes.map((probe) => probe.port!)
+  for (const probe of probes) probe.stop(true)
+  return ports
+}
+
+/**
  * Polls `probe` until it returns a value (not undefined), at most
  * `timeoutMs`, every `intervalMs`: bounded waiting instead of fixed sleeps.
  */

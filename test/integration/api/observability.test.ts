@@ -157,7 +157,7 @@ describe.each(BACKENDS)('readiness follows the schema on %s', (backend) => {
     const database = await createTestDatabase(backend, { migrate: false })
     const logs: string[] = []
     const logger = createLogger({ level: 'debug', format: 'json', write: (line) => void logs.push(line) })
-    const config = loadApiConfig({ SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: TEST_API_KEY, SVC_APP_PORT: '0' })
+    const config = { ...loadApiConfig({ SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: TEST_API_KEY }), port: 0 }
     const api = await createApi(config, { logger, database: database.db, hostname: '127.0.0.1' })
     try {
       const said = await waitFor(() => logs.find((line) => line.includes('database not ready')), 5000, 'the startup line')

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { SKIP_REASONS } from '../../../src/metrics/index.ts'
 import { sumSamples } from '../../support/prometheus-text.ts'
-import { GZIP_BYTES, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { freePorts, GZIP_BYTES, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { problem, startScriptedApi, type ScriptedAnswer, type ScriptedApi } from './scripted-api.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
@@ -84,6 +84,7 @@ function rssBytes(pid: number): number {
 test(
   'an API that fails in every way: live answers stay exact, RSS stays bounded, received = reported + skipped',
   async () => {
+    const [port, adminPort] = freePorts(2)
     const child = Bun.spawn(['bun', 'run', MAIN, 'proxy'], {
       cwd,
       env: {
@@ -97,8 +98,8 @@ test(
         SVC_APP_MAX_RETRIES: '3',
         SVC_APP_CB_FAILURE_THRESHOLD: '3',
         SVC_APP_CB_DELAY: '1s',
-        SVC_APP_PORT: '0',
-        SVC_APP_ADMIN_PORT: '0',
+        SVC_APP_PORT: String(port),
+        SVC_APP_ADMIN_PORT: String(adminPort),
         SVC_APP_LOG_FORMAT: 'json',
         SVC_APP_LOG_LEVEL: 'info',
       },

@@ -351,7 +351,7 @@ describe('API mode startup', () => {
 
   async function startupError(env: Record<string, string>): Promise<ConfigError> {
     try {
-      const proxy = await createProxy(loadProxyConfig({ SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: '0', ...apiEnv(env) }), {
+      const proxy = await createProxy({ ...loadProxyConfig(apiEnv(env)), port: 0, adminPort: 0 }, {
         hostname: '127.0.0.1',
         logger,
       })
@@ -396,7 +396,7 @@ describe('API mode startup', () => {
     front.setMode('fail')
     const adminPort = freePort()
     const starting = createProxy(
-      loadProxyConfig({ SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: String(adminPort), ...apiEnv({ SVC_APP_RETRY_DELAY: '300ms', SVC_APP_MAX_RETRIES: '5', SVC_APP_API_TIMEOUT: '20s' }) }),
+      { ...loadProxyConfig({ SVC_APP_ADMIN_PORT: String(adminPort), ...apiEnv({ SVC_APP_RETRY_DELAY: '300ms', SVC_APP_MAX_RETRIES: '5', SVC_APP_API_TIMEOUT: '20s' }) }), port: 0 },
       { hostname: '127.0.0.1', logger },
     )
     const adminUrl = `http://127.0.0.1:${adminPort}`

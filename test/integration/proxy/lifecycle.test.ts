@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { freePort, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { freePort, freePorts, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
 /** Starting a Bun process takes a second or two on a busy 2-core machine. */
@@ -51,7 +51,8 @@ function spawnMain(env: Record<string, string>) {
 
 /** Starts the proxy and waits (bounded) for its "proxy listening" record. */
 async function spawnProxy(env: Record<string, string>): Promise<SpawnedProxy> {
-  const child = spawnMain({ SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: '0', SVC_APP_LOG_FORMAT: 'json', SVC_APP_LOG_LEVEL: 'info', ...env })
+  const [proxyPort, adminPort] = freePorts(2)
+  const child = spawnMain({ SVC_APP_PORT: String(proxyPort), SVC_APP_ADMIN_PORT: String(adminPort), SVC_APP_LOG_FORMAT: 'json', SVC_APP_LOG_LEVEL: 'info', ...env })
   const lines: string[] = []
   void (async () => {
     const decoder = new TextDecoder()
@@ -144,13 +145,13 @@ describe('graceful shutdown', () => {
   test('SIGTERM while the gate is still being fetched: exit 0 at once', async () => {
     // An API that accepts and never answers: startup waits on the gate.
     const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const adminPort = freePort()
+    const [port, adminPort] = freePorts(2)
     const child = spawnMain({
       SVC_APP_API_URL: `http://127.0.0.1:${silent.port}`,
       SVC_APP_GATE_ID: crypto.randomUUID(),
       SVC_APP_API_KEY: 'a-key-of-sixteen-chars',
       SVC_APP_API_TIMEOUT: '60s',
-      SVC_APP_PORT: '0',
+      SVC_APP_PORT: String(port),
       SVC_APP_ADMIN_PORT: String(adminPort),
     })
     try {
@@ -247,7 +248,7 @@ describe('a port in use', () => {
   test('fails startup with one line naming the variable', async () => {
     const taken = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
     try {
-      const child = spawnMain({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_PORT: String(taken.port), SVC_APP_ADMIN_PORT: '0' })
+      const child = spawnMain({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: shadow.url, SVC_APP_PORT: String(taken.port), SVC_APP_ADMIN_PORT: String(freePort()) })
       const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
       expect(code).toBe(1)
       expect(stderr.trim()).toBe(`SVC_APP_PORT: "${taken.port}" is already in use by another process`)

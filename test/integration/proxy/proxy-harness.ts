@@ -44,13 +44,17 @@ export interface Accounting {
 
 /** Starts a proxy from SVC_APP_* variables; ports default to free ones, logs to JSON at debug. */
 export async function startTestProxy(env: Record<string, string>): Promise<ProxyUnderTest> {
-  const config = loadProxyConfig({
-    SVC_APP_PORT: '0',
-    SVC_APP_ADMIN_PORT: '0',
+  const loaded = loadProxyConfig({
     SVC_APP_LOG_LEVEL: 'debug',
     SVC_APP_LOG_FORMAT: 'json',
     ...env,
   })
+  // Free ports, chosen by the kernel: the variables themselves refuse 0.
+  const config = {
+    ...loaded,
+    port: 'SVC_APP_PORT' in env ? loaded.port : 0,
+    adminPort: 'SVC_APP_ADMIN_PORT' in env ? loaded.adminPort : 0,
+  }
   const logs: string[] = []
   const logger = createLogger({ level: config.logLevel, format: 'json', write: (line) => void logs.push(line) })
   const proxy = await createProxy(config, { hostname: '127.0.0.1', logger, warningIntervalMs: 60_000 })

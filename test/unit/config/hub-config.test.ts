@@ -28,7 +28,8 @@ describe('loadHubConfig', () => {
   test.each([
     [{}, 'SVC_APP_API_BASE_URL: is required (or VITE_API_BASE_URL for a development build)'],
     [{ SVC_APP_API_BASE_URL: 'localhost:8090' }, 'SVC_APP_API_BASE_URL: "localhost:8090" must be an http:// or https:// URL without a query or fragment'],
-    [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_PORT: 'x' }, 'SVC_APP_PORT: "x" must be an integer from 0 to 65535'],
+    [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_PORT: 'x' }, 'SVC_APP_PORT: "x" must be an integer from 1 to 65535'],
+    [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_PORT: '0' }, 'SVC_APP_PORT: "0" must be an integer from 1 to 65535'],
     [{ VITE_API_BASE_URL: 'nope' }, 'VITE_API_BASE_URL: "nope" must be an http:// or https:// URL without a query or fragment'],
     // The API would refuse such a key on every call.
     [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_ALLOWED_HOSTS: 'http://hub.example.com' }, 'SVC_APP_ALLOWED_HOSTS: "http://hub.example.com" must be a list of host names or IP addresses without ports, optionally *.example.com for subdomains ("http://hub.example.com" is not one)'],

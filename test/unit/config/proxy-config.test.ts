@@ -191,7 +191,7 @@ describe('exactly one mode', () => {
 
 describe('one clear line per invalid value', () => {
   test.each([
-    ['SVC_APP_PORT', '70000', 'SVC_APP_PORT: "70000" must be an integer from 0 to 65535'],
+    ['SVC_APP_PORT', '70000', 'SVC_APP_PORT: "70000" must be an integer from 1 to 65535'],
     ['SVC_APP_LIVE_TIMEOUT', '0s', 'SVC_APP_LIVE_TIMEOUT: "0s" must be a positive duration'],
     ['SVC_APP_SHADOW_TIMEOUT', 'soon', 'SVC_APP_SHADOW_TIMEOUT: "soon" must be a duration such as "300ms", "1.5h" or "2h45m"'],
     ['SVC_APP_MAX_BODY_SIZE', '-1', 'SVC_APP_MAX_BODY_SIZE: "-1" must be an integer of at least 0'],
@@ -254,9 +254,16 @@ describe('one clear line per invalid value', () => {
     )
   })
 
-  test('the admin port must differ from the port (both 0 picks two free ports)', () => {
+  test('the admin port must differ from the port', () => {
     expect(errorOf({ ...STANDALONE, SVC_APP_ADMIN_PORT: '8080' }).message).toBe('SVC_APP_ADMIN_PORT: "8080" must differ from SVC_APP_PORT')
-    expect(loadProxyConfig({ ...STANDALONE, SVC_APP_PORT: '0', SVC_APP_ADMIN_PORT: '0' }).adminPort).toBe(0)
+  })
+
+  test.each([
+    ['SVC_APP_PORT', '0'],
+    ['SVC_APP_ADMIN_PORT', '0'],
+    ['SVC_APP_PORT', '65536'],
+  ])('%s=%s is not a port to listen on', (variable, value) => {
+    expect(errorOf({ ...STANDALONE, [variable]: value }).message).toBe(`${variable}: "${value}" must be an integer from 1 to 65535`)
   })
 
   test('the write timeout must be at least the live timeout', () => {
