@@ -1,56 +1,76 @@
 import type { Comparison, PatchOp } from '../diff/index.ts'
 import { ensureCompiled, processCapture } from '../diff/index.ts'
 import { NotFoundError } from '../errors/app-error.ts'
+import { isRowRefusal } from '../store/sql-errors.ts'
 import type { ApiContext } from './api-context.ts'
+import { checkCaptureLimits } from './capture-limits.ts'
+import { CaptureRejectedError } from './capture-rejected.ts'
 import type { createRequestBody } from './schemas/request-schemas.ts'
 
 type CreateRequestBody = typeof createRequestBody.infer
 
 /**
- * createRequest (SPEC.md): decode the base64 bodies, redact with the
- * default and per-gate fields, compute the diff with the gate's diff_config
- * when the submission carries none, count the result, and store it. A
+ * createRequest (SPEC.md): check each body's size and the timestamps
+ * (capture-limits.ts), decode the base64 bodies, redact with the default
+ * and per-gate fields, compute the diff with the gate's diff_config when
+ * the submission carries none, count the result, and store it. A
  * submitted diff is redacted too: its operations on redacted fields are
  * dropped and secrets inside its values replaced, as any client may send
  * one. The id is the body's, else the X-Request-ID (already validated),
  * else generated.
+ *
+ * An unexpected failure caused by this capture (an exception while
+ * redacting or diffing it, the database refusing its row) is a
+ * CaptureRejectedError: still a 500, but one that says it would fail again.
  */
 export async function ingestCapture(ctx: ApiContext, gateId: string, body: CreateRequestBody, requestId: string) {
+  checkCaptureLimits(body, ctx.config)
   const settings = await ctx.gateSettings.get(gateId)
   if (!settings) throw new NotFoundError(`no gate with id ${gateId}`)
 
   const options = ensureCompiled({ diff: settings.diff_config, redactedFields: settings.redacted_fields })
-  const processed = processCapture(
-    {
-      request: { headers: body.headers, body: decode(body.body) },
-      live: { status: body.live_response.status_code, headers: body.live_response.headers, body: decode(body.live_response.body) },
-      shadow: { status: body.shadow_response.status_code, headers: body.shadow_response.headers, body: decode(body.shadow_response.body) },
-    },
-    options,
-  )
-  const submitted = body.diff ? options.redaction.patchOps(body.diff.content as PatchOp[]) : undefined
-  // A failed side is an error whatever a submitted diff says (DESIGN.md "Diff semantics").
-  const comparison: Comparison =
-    submitted === undefined || processed.comparison.kind === 'error'
-      ? processed.comparison
-      : submitted.length > 0 ? { kind: 'diff', ops: submitted } : { kind: 'match' }
+  let processed: ReturnType<typeof processCapture>
+  let comparison: Comparison
+  try {
+    processed = processCapture(
+      {
+        request: { headers: body.headers, body: decode(body.body) },
+        live: { status: body.live_response.status_code, headers: body.live_response.headers, body: decode(body.live_response.body) },
+        shadow: { status: body.shadow_response.status_code, headers: body.shadow_response.headers, body: decode(body.shadow_response.body) },
+      },
+      options,
+    )
+    const submitted = body.diff ? options.redaction.patchOps(body.diff.content as PatchOp[]) : undefined
+    // A failed side is an error whatever a submitted diff says (DESIGN.md "Diff semantics").
+    comparison =
+      submitted === undefined || processed.comparison.kind === 'error'
+        ? processed.comparison
+        : submitted.length > 0 ? { kind: 'diff', ops: submitted } : { kind: 'match' }
+  } catch (error) {
+    throw new CaptureRejectedError(error)
+  }
   const ops = comparison.kind === 'diff' ? comparison.ops : []
 
-  const { summary, created } = await ctx.requests.insert(gateId, {
-    id: body.id ?? requestId,
-    method: body.method.toUpperCase(),
-    path: body.path,
-    raw_query: body.raw_query ?? '',
-    headers: processed.request.headers,
-    body: processed.request.body,
-    created_at: body.created_at,
-    live_response: responseRow(body.live_response, processed.live),
-    shadow_response: responseRow(body.shadow_response, processed.shadow),
-    has_diff: comparison.kind !== 'match',
-    diff: ops,
-  })
-  if (created) ctx.comparisons.forGate(gateId).record(comparison.kind, ops.length)
-  return summary
+  let stored: Awaited<ReturnType<ApiContext['requests']['insert']>>
+  try {
+    stored = await ctx.requests.insert(gateId, {
+      id: body.id ?? requestId,
+      method: body.method.toUpperCase(),
+      path: body.path,
+      raw_query: body.raw_query ?? '',
+      headers: processed.request.headers,
+      body: processed.request.body,
+      created_at: body.created_at,
+      live_response: responseRow(body.live_response, processed.live),
+      shadow_response: responseRow(body.shadow_response, processed.shadow),
+      has_diff: comparison.kind !== 'match',
+      diff: ops,
+    })
+  } catch (error) {
+    throw isRowRefusal(error) ? new CaptureRejectedError(error) : error
+  }
+  if (stored.created) ctx.comparisons.forGate(gateId).record(comparison.kind, ops.length)
+  return stored.summary
 }
 
 function decode(base64: string): Uint8Array {

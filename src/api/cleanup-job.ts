@@ -20,7 +20,11 @@ export function startCleanupJob(options: CleanupJobOptions): { stop(): void; run
   let running: Promise<number> | undefined
   const runOnce = async (): Promise<number> => {
     try {
-      const deleted = await runCleanup(options.sql, { floorMs: options.config.retentionMs, batchSize: options.batchSize ?? 5000 })
+      const deleted = await runCleanup(options.sql, {
+        floorMs: options.config.retentionMs,
+        batchSize: options.batchSize ?? 5000,
+        onGateError: (gateId, error) => options.logger.error('retention cleanup failed for a gate; the others are still cleaned', { gate: gateId, error }),
+      })
       if (deleted > 0) options.logger.info('retention cleanup', { deleted })
       return deleted
     } catch (error) {

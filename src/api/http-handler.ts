@@ -13,7 +13,12 @@ import { securityHeaders } from './security-headers.ts'
 export interface HttpHandlerOptions {
   readonly handle: (request: Request) => Promise<Response>
   readonly logger: Logger
-  readonly maxBodyBytes: number
+  /**
+   * The most bytes a request body may have, for a method and path:
+   * SVC_APP_MAX_BODY_SIZE, except createRequest's derived limit
+   * (capture-limits.ts).
+   */
+  readonly bodyLimit: (method: string, path: string) => number
   /**
    * The app's authentication: a request it will refuse is handed over with
    * its body unread, so that a client without the key cannot make the API
@@ -48,7 +53,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     let handled = request
     try {
       const refused = options.authorized !== undefined && options.authorized(request) !== 'pass'
-      handled = refused ? request : await limitBody(request, options.maxBodyBytes)
+      handled = refused ? request : await limitBody(request, options.bodyLimit(request.method, path))
       setRequestFacts(handled, { requestId, peerAddress })
       response = await options.handle(handled)
     } catch (error) {

@@ -23,6 +23,16 @@ const ERROR_MEANINGS: Readonly<Record<string, string>> = {
   '503': 'Too many captures are waiting for the database: see Retry-After',
 }
 
+/** Where one operation's error status means more than the generic text. */
+const OPERATION_MEANINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  createRequest: {
+    '409': 'The id exists under another gate, or with different content (a reused id, not a retry)',
+    '413': 'A decoded body (named in the detail) above SVC_APP_MAX_BODY_SIZE, or the whole submission above its derived limit',
+    '500':
+      'Internal error: the problem carries the request id; with "capture_rejected": true the capture itself caused it, and sending it again would fail again',
+  },
+}
+
 interface ResponseObject {
   description?: string
   content?: Record<string, unknown>
@@ -50,7 +60,7 @@ export function refineApiDescription<T>(document: T, options: RefineOptions = {}
       if (!responses) continue
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) < 400) continue
-        const meaning = ERROR_MEANINGS[status]
+        const meaning = OPERATION_MEANINGS[operation.operationId ?? '']?.[status] ?? ERROR_MEANINGS[status]
         if (meaning && response.description?.startsWith('Response for status')) response.description = meaning
         const json = response.content?.['application/json']
         if (json !== undefined) response.content = { [PROBLEM]: json }

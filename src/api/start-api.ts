@@ -12,6 +12,7 @@ import { createApiApp } from './create-api-app.ts'
 import { GateSettingsCache } from './gate-settings-cache.ts'
 import { CAPTURES_PER_CONNECTION, IngestBacklog } from './ingest-backlog.ts'
 import { createHttpHandler } from './http-handler.ts'
+import { captureRequestLimit, isCaptureRoute } from './capture-limits.ts'
 import { apiBearerCheck } from './plugins/auth.ts'
 import { registerPoolMetrics } from './pool-metrics.ts'
 import { boundAddress, listenOr } from '../net/listen.ts'
@@ -76,7 +77,7 @@ export async function createApi(
   const fetch = createHttpHandler({
     handle: (request) => app.handle(request),
     logger,
-    maxBodyBytes: config.maxBodyBytes,
+    bodyLimit: (method, path) => (isCaptureRoute(method, path) ? captureRequestLimit(config.maxBodyBytes) : config.maxBodyBytes),
     authorized: apiBearerCheck(config),
     hstsMaxAgeSeconds: config.hstsMaxAgeSeconds,
     corsOrigins: config.corsOrigins,

@@ -28,6 +28,9 @@ export const databaseUrlField = type('string').pipe((text, ctx) =>
 /** SPEC.md: the global retention floor when SVC_APP_RETENTION is unset; echoed by GET /config. */
 const DEFAULT_RETENTION = '720h'
 
+/** How far in the future a capture may be dated (SVC_APP_MAX_CLOCK_SKEW) when unset. */
+const DEFAULT_MAX_CLOCK_SKEW = '24h'
+
 const apiFields = {
   SVC_APP_DATABASE_URL: databaseUrlField,
   SVC_APP_API_KEY: apiKeyField,
@@ -40,6 +43,7 @@ const apiFields = {
   SVC_APP_RATE_LIMIT_EXEMPT: cidrListField.default(''),
   SVC_APP_RETENTION: positiveAgeField.default(DEFAULT_RETENTION),
   SVC_APP_CLEANUP_INTERVAL: positiveDurationField.default('1h'),
+  SVC_APP_MAX_CLOCK_SKEW: positiveAgeField.default(DEFAULT_MAX_CLOCK_SKEW),
   SVC_APP_READ_TIMEOUT: positiveDurationField.default('15s'),
   SVC_APP_WRITE_TIMEOUT: positiveDurationField.default('30s'),
   SVC_APP_IDLE_TIMEOUT: positiveDurationField.default('60s'),
@@ -71,6 +75,12 @@ export interface ApiConfig extends LoggingConfig {
   readonly retentionMs: number
   readonly retention: string
   readonly cleanupIntervalMs: number
+  /**
+   * How far ahead of the API's clock a capture's created_at may be, in ms,
+   * and as the operator wrote it: a capture dated later is refused (400).
+   */
+  readonly maxClockSkewMs: number
+  readonly maxClockSkew: string
   readonly readTimeoutMs: number
   readonly writeTimeoutMs: number
   readonly idleTimeoutMs: number
@@ -118,6 +128,8 @@ export function loadApiConfig(env: Environment): ApiConfig {
     retentionMs: v.SVC_APP_RETENTION,
     retention: (env.SVC_APP_RETENTION ?? '').trim() || DEFAULT_RETENTION,
     cleanupIntervalMs: v.SVC_APP_CLEANUP_INTERVAL,
+    maxClockSkewMs: v.SVC_APP_MAX_CLOCK_SKEW,
+    maxClockSkew: (env.SVC_APP_MAX_CLOCK_SKEW ?? '').trim() || DEFAULT_MAX_CLOCK_SKEW,
     readTimeoutMs: v.SVC_APP_READ_TIMEOUT,
     writeTimeoutMs: v.SVC_APP_WRITE_TIMEOUT,
     idleTimeoutMs: v.SVC_APP_IDLE_TIMEOUT,

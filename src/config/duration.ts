@@ -27,6 +27,17 @@ export const MAX_TIMER_MS = 2 ** 31 - 1
 /** The rule for MAX_TIMER_MS, for error messages. */
 export const MAX_TIMER_RULE = 'a duration of at most 596h (the longest a timer can wait)'
 
+/**
+ * The longest age a duration may give (a retention, a clock skew): 876000h,
+ * 100 years of 365 days. An age is subtracted from a clock to make a date,
+ * and a date holds at most about 285,000 years either side of 1970, so
+ * without a bound `99999999999h` made the cleanup's cutoff an Invalid Date.
+ */
+export const MAX_AGE_MS = 876_000 * 3_600_000
+
+/** The rule for MAX_AGE_MS, for error messages. */
+export const MAX_AGE_RULE = 'a duration of at most 876000h (100 years)'
+
 /** What a duration string must look like, for error messages. */
 export const DURATION_RULE = 'must be a duration such as "300ms", "1.5h" or "2h45m"'
 

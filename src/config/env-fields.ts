@@ -2,7 +2,7 @@ import { type } from 'arktype'
 import { BASE_URL_RULE, isBaseUrl } from '../net/base-url.ts'
 import { parseCidr, CidrSet } from '../net/cidr.ts'
 import { ALLOWED_HOSTS_RULE, AllowedHosts, parseHostPattern } from '../net/allowed-hosts.ts'
-import { DURATION_RULE, MAX_TIMER_MS, MAX_TIMER_RULE, parseDuration } from './duration.ts'
+import { DURATION_RULE, MAX_AGE_MS, MAX_AGE_RULE, MAX_TIMER_MS, MAX_TIMER_RULE, parseDuration } from './duration.ts'
 
 /**
  * arktype morphs from an environment string to a typed value. Each rejects
@@ -15,11 +15,15 @@ export const durationField = type('string').pipe((text, ctx) => {
   return ms === undefined ? ctx.error(DURATION_RULE.replace(/^must be /, '')) : ms
 })
 
-/** A positive duration without an upper bound: for ages compared with clocks (retention), never waited on. */
+/**
+ * A positive duration for ages compared with clocks (retention, clock
+ * skew), never waited on: at most MAX_AGE_MS, far beyond a timer's bound.
+ */
 export const positiveAgeField = type('string').pipe((text, ctx) => {
   const ms = parseDuration(text)
   if (ms === undefined) return ctx.error(DURATION_RULE.replace(/^must be /, ''))
-  return ms > 0 ? ms : ctx.error('a positive duration')
+  if (ms <= 0) return ctx.error('a positive duration')
+  return ms <= MAX_AGE_MS ? ms : ctx.error(MAX_AGE_RULE)
 })
 
 /** A positive duration that is waited on (a timeout, an interval): at most MAX_TIMER_MS. */

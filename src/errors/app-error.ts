@@ -89,8 +89,16 @@ export class ConflictError extends AppError {
 
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload-too-large'
-  constructor(readonly limitBytes: number) {
-    super(`the request body exceeds the limit of ${limitBytes} bytes`)
+  constructor(
+    readonly limitBytes: number,
+    /** The body field over the limit (createRequest's decoded bodies); the whole request body when absent. */
+    readonly field?: string,
+  ) {
+    super(
+      field === undefined
+        ? `the request body exceeds the limit of ${limitBytes} bytes`
+        : `${field} exceeds the limit of ${limitBytes} bytes once decoded (SVC_APP_MAX_BODY_SIZE)`,
+    )
   }
   get detail(): string {
     return this.message

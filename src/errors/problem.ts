@@ -5,6 +5,11 @@ export interface Problem {
   status: number
   detail?: string
   instance?: string
+  /**
+   * Extension member (RFC 7807 §3.2) of a createRequest 500 caused by the
+   * submitted capture itself: sent again, it fails again (src/api/capture-rejected.ts).
+   */
+  capture_rejected?: true
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'

@@ -18,6 +18,12 @@ export interface CleanupOptions {
   readonly batchSize: number
   /** The clock to measure ages against. @default the database's now() */
   readonly now?: Date
+  /**
+   * Called with a gate whose cleanup failed; the other gates are still
+   * cleaned. @default every failure is thrown at the end of the run, as
+   * one AggregateError, after every other gate was cleaned
+   */
+  readonly onGateError?: (gateId: string, error: unknown) => void
 }
 
 /** Clients with a run in progress in this process (PGlite's single session cannot exclude itself by lock). */
@@ -30,7 +36,10 @@ const running = new WeakSet<postgres.Sql>()
  * rollups and the gate's counter, so 24 h stats and list totals stay exact
  * (pruned requests no longer count). Also folds rollup shards (see
  * compactRollups). A retention that is empty, invalid or below the floor
- * means the floor.
+ * means the floor; one too long to be taken from a date (stored before
+ * retentions had an upper bound) keeps everything. Each gate is cleaned on
+ * its own: one gate's failure is handed to `onGateError` and the run goes
+ * on with the next.
  *
  * One run at a time across replicas: returns 0 at once when another holds
  * the advisory lock, or when a run is in progress in this process. Returns
@@ -95,18 +104,42 @@ async function clock(conn: postgres.ReservedSql, now: Date | undefined): Promise
 async function cleanAll(conn: postgres.ReservedSql, now: number, options: CleanupOptions): Promise<number> {
   const gates = await conn<{ id: string; retention: string }[]>`SELECT id, retention FROM gates ORDER BY id`
   let deleted = 0
+  const failures: unknown[] = []
   for (const gate of gates) {
-    const keepMs = Math.max(parseDuration(gate.retention) ?? options.floorMs, options.floorMs)
-    const cutoff = new Date(now - keepMs)
+    try {
+      deleted += await cleanGate(conn, gate, now, options)
+    } catch (error) {
+      if (options.onGateError) options.onGateError(gate.id, error)
+      else failures.push(new Error(`cleanup of gate ${gate.id} failed`, { cause: error }))
+    }
+  }
+  if (failures.length > 0) throw new AggregateError(failures, `cleanup failed for ${failures.length} gate(s)`)
+  return deleted
+}
+
+/** The earliest created_at the API stores (src/text/date-time.ts). */
+const EARLIEST_CREATED_AT = Date.UTC(1000, 0, 1)
+
+async function cleanGate(
+  conn: postgres.ReservedSql,
+  gate: { id: string; retention: string },
+  now: number,
+  options: CleanupOptions,
+): Promise<number> {
+  let deleted = 0
+  const keepMs = Math.max(parseDuration(gate.retention) ?? options.floorMs, options.floorMs)
+  const cutoff = new Date(now - keepMs)
+  // Before the year 1000, or an Invalid Date: nothing stored is that old.
+  if (cutoff.getTime() >= EARLIEST_CREATED_AT) {
     for (;;) {
       const n = await deleteBatch(conn, gate.id, cutoff, options.batchSize)
       deleted += n
       if (n < options.batchSize) break
     }
-    // A rollup row that sums to nothing carries nothing: dropping it never changes a sum.
-    await conn`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
-    await foldPathRollups(conn, gate.id)
   }
+  // A rollup row that sums to nothing carries nothing: dropping it never changes a sum.
+  await conn`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
+  await foldPathRollups(conn, gate.id)
   return deleted
 }
 

@@ -14,20 +14,22 @@ import {
   type RequestSummary,
 } from './rows.ts'
 import { isUuid } from '../net/request-id.ts'
-import { SQLSTATE, sqlState } from './sql-errors.ts'
+import { dataException, SQLSTATE, sqlState } from './sql-errors.ts'
 import { createInsertBatcher, type Outcome } from './insert-batcher.ts'
+import { captureDigest } from './capture-digest.ts'
 
 export { REQUEST_SORT_KEYS, type RequestListQuery, type RequestSortKey } from './request-list.ts'
 
 export interface RequestStore {
   /**
    * Stores a capture with its payload and counts it in the rollups, in one
-   * statement. Idempotent on `id`: the same id under the same gate again
-   * stores and counts nothing and returns the stored summary with
-   * `created: false`.
-   * @throws ConflictError when the id exists under another gate.
+   * statement. Idempotent on `id`: the same id under the same gate with the
+   * same content (captureDigest) again stores and counts nothing and
+   * returns the stored summary with `created: false`.
+   * @throws ConflictError when the id exists under another gate, or with other content.
    * @throws NotFoundError when the gate does not exist (or is being deleted).
-   * @throws InvalidBodyError when a created_at string is not a timestamp.
+   * @throws InvalidBodyError when a created_at string is not a timestamp, or
+   *   the database refuses another value of the capture (a data exception).
    */
   insert(gateId: string, capture: CaptureInput): Promise<{ summary: RequestSummary; created: boolean }>
   /** A page of the gate's requests and the number of matches (SPEC.md listRequests). */
@@ -63,30 +65,39 @@ type InsertResult = { summary: RequestSummary; created: boolean }
 interface QueuedInsert {
   gateId: string
   capture: CaptureInput
+  /** captureDigest(capture), stored with it. */
+  digest: Uint8Array
 }
 
 export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptions = {}): RequestStore {
-  async function stored(gateId: string, id: string) {
-    const [row] = await sql<(SummaryRow & { gate_id: string })[]>`
-      SELECT gate_id, ${summaryColumns(sql)} FROM requests WHERE id = ${id}`
+  async function stored(gateId: string, id: string, digest: Uint8Array) {
+    const [row] = await sql<(SummaryRow & { gate_id: string; content_hash: Uint8Array | null })[]>`
+      SELECT r.gate_id, ${summaryColumns(sql)}, p.content_hash
+      FROM requests r LEFT JOIN request_payloads p ON p.request_id = r.id
+      WHERE r.id = ${id}`
     if (!row) return undefined
     if (row.gate_id !== gateId) throw new ConflictError(`a request with id ${id} already exists under another gate`)
+    // A row stored before content hashes (NULL) is taken as the same capture, as it was then.
+    if (row.content_hash !== null && !sameBytes(row.content_hash, digest)) {
+      throw new ConflictError(`a capture with id ${id} exists with different content (docs/storage.md "Capture identity")`)
+    }
     return toSummary(row)
   }
 
   /** The result for an id that ON CONFLICT DO NOTHING skipped. */
-  async function existing(gateId: string, id: string): Promise<InsertResult> {
-    // The id was already there: same gate → the stored summary; else 409.
-    const summary = await stored(gateId, id)
+  async function existing({ gateId, capture, digest }: QueuedInsert): Promise<InsertResult> {
+    // The id was already there: same gate and content → the stored summary; else 409.
+    const summary = await stored(gateId, capture.id, digest)
     if (summary) return { summary, created: false }
     // Pruned or cascaded away in between: the id was taken a moment ago.
-    throw new ConflictError(`the request with id ${id} was removed while being stored again`)
+    throw new ConflictError(`the request with id ${capture.id} was removed while being stored again`)
   }
 
-  async function insertOne({ gateId, capture }: QueuedInsert): Promise<InsertResult> {
+  async function insertOne(item: QueuedInsert): Promise<InsertResult> {
+    const { gateId } = item
     let inserted: SummaryRow[]
     try {
-      inserted = await sql<SummaryRow[]>`${insertStatement(sql, [{ gateId, capture }])}`
+      inserted = await sql<SummaryRow[]>`${insertStatement(sql, [item])}`
     } catch (error) {
       switch (sqlState(error)) {
         case SQLSTATE.foreignKeyViolation:
@@ -94,13 +105,18 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
         case SQLSTATE.invalidDatetimeFormat:
         case SQLSTATE.datetimeFieldOverflow:
           throw new InvalidBodyError('created_at must be an RFC 3339 date-time', 'created_at')
-        default:
+        default: {
+          // Any other value of this capture the database refuses: the
+          // client's data, whichever field it was in (PostgreSQL does not say).
+          const reason = dataException(error)
+          if (reason !== undefined) throw new InvalidBodyError(`the capture cannot be stored: ${reason}`)
           throw error
+        }
       }
     }
     const [row] = inserted
     if (row) return { summary: toSummary(row), created: true }
-    return existing(gateId, capture.id)
+    return existing(item)
   }
 
   /** One statement for the batch (distinct ids); rejects as a whole on any error. */
@@ -108,11 +124,11 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
     const rows = await sql<SummaryRow[]>`${insertStatement(sql, items)}`
     const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]))
     return Promise.all(
-      items.map(async ({ gateId, capture }): Promise<Outcome<InsertResult>> => {
-        const row = byId.get(capture.id.toLowerCase())
+      items.map(async (item): Promise<Outcome<InsertResult>> => {
+        const row = byId.get(item.capture.id.toLowerCase())
         if (row) return { ok: true, value: { summary: toSummary(row), created: true } }
         try {
-          return { ok: true, value: await existing(gateId, capture.id) }
+          return { ok: true, value: await existing(item) }
         } catch (error) {
           return { ok: false, error }
         }
@@ -132,7 +148,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
     async insert(gateId, capture) {
       if (!isUuid(gateId)) throw new NotFoundError(`no gate with id ${gateId}`)
       if (!isUuid(capture.id)) throw new InvalidBodyError('id must be a UUID', 'id')
-      return batcher.add({ gateId, capture })
+      return batcher.add({ gateId, capture, digest: captureDigest(capture) })
     },
 
     list: (gateId, query) => (isUuid(gateId) ? listRequests(sql, gateId, query) : Promise.resolve({ items: [], total: 0 })),
@@ -172,17 +188,18 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
  */
 function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
   const values = items
-    .map(({ gateId, capture: c }) => {
+    .map(({ gateId, capture: c, digest }) => {
       const live = c.live_response
       const shadow = c.shadow_response
       return sql`(${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
         ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
         ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean,
-        ${jsonb(sql, c.headers)}::jsonb, ${c.body}::bytea,
-        ${live.id}::uuid, ${jsonb(sql, live.headers)}::jsonb, ${live.body}::bytea,
+        ${jsonb(sql, storableJson(c.headers))}::jsonb, ${c.body}::bytea,
+        ${live.id}::uuid, ${jsonb(sql, storableJson(live.headers))}::jsonb, ${live.body}::bytea,
         ${timestamp(live.created_at)}::text::timestamptz,
-        ${shadow.id}::uuid, ${jsonb(sql, shadow.headers)}::jsonb, ${shadow.body}::bytea,
-        ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb)`
+        ${shadow.id}::uuid, ${jsonb(sql, storableJson(shadow.headers))}::jsonb, ${shadow.body}::bytea,
+        ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb,
+        ${digest}::bytea)`
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`
@@ -190,7 +207,7 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
     v (id, gate_id, method, path, raw_query, created_at, live_status, live_latency_ms,
       shadow_status, shadow_latency_ms, has_diff, headers, body,
       live_response_id, live_headers, live_body, live_created_at,
-      shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff) AS (VALUES ${values}),
+      shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash) AS (VALUES ${values}),
     ins AS (
       INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
         live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
@@ -204,10 +221,10 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
     payload AS (
       INSERT INTO request_payloads (request_id, headers, body,
         live_response_id, live_headers, live_body, live_created_at,
-        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
+        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash)
       SELECT v.id, v.headers, v.body,
         v.live_response_id, v.live_headers, v.live_body, v.live_created_at,
-        v.shadow_response_id, v.shadow_headers, v.shadow_body, v.shadow_created_at, v.diff
+        v.shadow_response_id, v.shadow_headers, v.shadow_body, v.shadow_created_at, v.diff, v.content_hash
       FROM ins JOIN v ON v.id = ins.id
     ),
     rollup AS (
@@ -257,6 +274,10 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
  */
 function timestamp(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i])
 }
 
 function toDetail(row: DetailRow): RequestDetail {

@@ -137,8 +137,14 @@ export function toNumber(value: string | number | bigint | null | undefined): nu
   return value === null || value === undefined ? 0 : Number(value)
 }
 
-/** `\u0000` as an escape in JSON text: after an even run of backslashes (an odd one escapes the `\`). */
-const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g
+/**
+ * What jsonb cannot hold, as JSON.stringify writes it: `\u0000`, and a lone
+ * UTF-16 surrogate, which JSON.stringify escapes (a paired one it writes
+ * as the character itself). Matched after an even run of backslashes (an
+ * odd one escapes the `\`, and the rest is literal text).
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g
+const MAYBE_UNSTORABLE = /\\u(?:0000|d[89a-f])/
 
 /**
  * A jsonb parameter. postgres.js serialises it with JSON.stringify itself
@@ -149,13 +155,19 @@ export function jsonb(sql: postgres.Sql, value: unknown): postgres.Parameter {
 }
 
 /**
- * `value` as jsonb can hold it: jsonb has no U+0000 ("unsupported Unicode
- * escape sequence"), so a response body with a NUL in a string, which
- * puts one in its diff, failed the whole capture with a 500. Such a
- * character (in a key or a string) becomes U+FFFD, the replacement
- * character. For values that come from bodies: the diff.
+ * `value` as jsonb can hold it (RFC 8259 §8.2 allows what jsonb refuses):
+ * jsonb has no U+0000 ("unsupported Unicode escape sequence") and no lone
+ * surrogate ("invalid input syntax for type json"), so a body with either
+ * in a string, which puts it in the diff, failed the whole capture with a
+ * 500. Such a character, in a key or a string anywhere, becomes U+FFFD,
+ * the replacement character, as it does in a text column (two keys that
+ * differ only there become one, the later value kept). For what comes
+ * from a client or an upstream: headers and diffs. Bodies are bytea and
+ * stay byte-exact.
  */
 export function storableJson<T>(value: T): T {
   const text = JSON.stringify(value)
-  return text.includes('\\u0000') ? (JSON.parse(text.replace(ESCAPED_NUL, '$1\\ufffd')) as T) : value
+  if (!MAYBE_UNSTORABLE.test(text)) return value
+  UNSTORABLE_ESCAPE.lastIndex = 0
+  return JSON.parse(text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd')) as T
 }

@@ -10,6 +10,8 @@ import {
 import type { Logger } from '../../log/index.ts'
 import { problemResponse } from '../../errors/problem.ts'
 import { problemFromError } from '../problem.ts'
+import { CAPTURE_REJECTED_MEMBER, CaptureRejectedError } from '../capture-rejected.ts'
+import { dataException } from '../../store/sql-errors.ts'
 import { requestFacts } from '../request-context.ts'
 import type { RouteTable } from '../route-table.ts'
 
@@ -22,8 +24,11 @@ export interface ProblemHandlerOptions {
 /**
  * The one place where errors become RFC 7807 responses (STYLE.md rule 7):
  * Elysia's validation failures (its 422) become 400, parse failures 400,
- * unknown paths 404, wrong methods 405, AppErrors their own status, and
- * anything else a 500 that is logged with its cause and says nothing internal.
+ * unknown paths 404, wrong methods 405, AppErrors their own status, a
+ * value the database refused 400, and anything else a 500 that is logged
+ * with its cause and says nothing internal (a capture's own failure marked
+ * `capture_rejected`, capture-rejected.ts). A problem names the field and
+ * the rule, never the value, which may be a secret.
  */
 export function problemHandler(options: ProblemHandlerOptions) {
   return new Elysia({ name: 'problem-handler' }).onError({ as: 'global' }, ({ code, error, request, path }) => {
@@ -40,6 +45,7 @@ export function problemHandler(options: ProblemHandlerOptions) {
       })
     }
     const problem = problemFromError(known ?? error, path, facts.requestId)
+    if (error instanceof CaptureRejectedError) problem[CAPTURE_REJECTED_MEMBER] = true
     const headers: Record<string, string> = {}
     if (known instanceof MethodNotAllowedError) headers['Allow'] = known.allowed.join(', ')
     if (known && 'retryAfterSeconds' in known) headers['Retry-After'] = String(known.retryAfterSeconds)
@@ -64,15 +70,25 @@ function toAppError(code: unknown, error: unknown, method: string, path: string,
     }
     case 'NOT_FOUND': {
       const allowed = routes.methodsFor(path)
+      // The path is the problem's `instance`; the detail does not repeat it (a path may hold a token).
       if (allowed.length > 0 && !allowed.includes(method)) {
-        return new MethodNotAllowedError(`${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, allowed)
+        return new MethodNotAllowedError(`${method} is not allowed on this path; allowed: ${allowed.join(', ')}`, allowed)
       }
-      return new NotFoundError(`no route matches ${method} ${path}`)
+      return new NotFoundError(`no route matches ${method} on this path`)
     }
-    default:
-      return undefined
+    default: {
+      // A value the database refused (SQLSTATE class 22) is the client's
+      // data, whatever route it came by: a 400, never a 500.
+      const reason = dataException(error)
+      if (reason === undefined) return undefined
+      return BODY_METHODS.has(method)
+        ? new InvalidBodyError(`the request body cannot be stored: ${reason}`)
+        : new InvalidParameterError(`the request cannot be answered: ${reason}`)
+    }
   }
 }
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 function validationToAppError(error: ValidationError) {
   const messages = describeValidation(error)
@@ -82,8 +98,7 @@ function validationToAppError(error: ValidationError) {
 
 function describeValidation(error: ValidationError): string[] {
   try {
-    const all = error.all as Array<{ message?: string; summary?: string; path?: string }>
-    const messages = all.map((e) => plainer(e.message ?? e.summary ?? '')).filter((m) => m !== '')
+    const messages = validationIssues(error).map(describeIssue).filter((m) => m !== '')
     if (messages.length > 0) return [...new Set(messages)]
   } catch {
     // fall through to the generic message
@@ -91,9 +106,58 @@ function describeValidation(error: ValidationError): string[] {
   return [`invalid ${error.type}`]
 }
 
-/** arktype says "nmae must be removed" of an unknown key; a client reads "unknown field" sooner. */
-function plainer(message: string): string {
-  return message.replace(/^(.+) must be removed$/, 'unknown field $1 (only the documented fields are accepted)')
+/** The schema's issues with the value, as arktype gives them (ArkError objects). */
+function validationIssues(error: ValidationError): unknown[] {
+  const validator = error.validator as Record<string, unknown> & { schema?: Record<string, unknown> }
+  const standard = ('~standard' in validator ? validator : validator.schema)?.['~standard'] as
+    | { validate(value: unknown): { issues?: readonly unknown[] } | Promise<unknown> }
+    | undefined
+  const result = standard?.validate(error.value)
+  return result && !(result instanceof Promise) && Array.isArray(result.issues) ? result.issues : []
+}
+
+interface Issue {
+  code?: string
+  path?: readonly unknown[]
+  propString?: string
+  expected?: string
+  errors?: readonly Issue[]
+}
+
+/** An unknown key is named when it reads as a field name (a typo to fix), not when it could be anything else. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
+
+/**
+ * One issue as "<field> must be <rule>", never with the value: arktype's
+ * own message ends in "(was …)", which for a header map repeated every
+ * header, Authorization included, and for a path or query its text. A
+ * union names each branch's rule. An unknown key (arktype: "must be
+ * removed") reads as "unknown field <name>" when it looks like a field
+ * name, and is not repeated otherwise (a query string's token).
+ */
+function describeIssue(issue: unknown): string {
+  const { code, path, propString, expected, errors } = issue as Issue
+  const field = propString || 'the value'
+  if (code === 'union' && errors && errors.length > 0) {
+    const rules = new Map<string, string[]>()
+    for (const branch of errors.flatMap(leaves)) {
+      const list = rules.get(branch.propString || 'the value') ?? []
+      if (branch.expected !== undefined && !list.includes(branch.expected)) list.push(branch.expected)
+      rules.set(branch.propString || 'the value', list)
+    }
+    return [...rules].map(([name, list]) => `${name} must be ${list.join(' or ')}`).join(' or ')
+  }
+  if (expected === 'removed') {
+    const key = path?.at(-1)
+    return typeof key === 'string' && FIELD_NAME.test(key)
+      ? `unknown field ${field} (only the documented fields are accepted)`
+      : 'an unknown field (only the documented fields are accepted; its name is not repeated)'
+  }
+  return expected === undefined ? '' : `${field} must be ${expected}`
+}
+
+function leaves(issue: Issue): Issue[] {
+  return issue.code === 'union' && issue.errors && issue.errors.length > 0 ? issue.errors.flatMap(leaves) : [issue]
 }
 
 /**
@@ -105,5 +169,7 @@ function errorForLog(code: unknown, error: unknown): string {
   if (code === 'VALIDATION' && (error as ValidationError).type === 'response') {
     return `the response failed its own schema: ${describeValidation(error as ValidationError).slice(0, 3).join('; ')}`
   }
-  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+  // The capture's own failure: what failed is the cause.
+  const shown = error instanceof CaptureRejectedError ? error.cause : error
+  return shown instanceof Error ? (shown.stack ?? shown.message) : String(shown)
 }

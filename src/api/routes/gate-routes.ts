@@ -6,6 +6,7 @@ import { gateIdParams, problems } from '../schemas/common.ts'
 import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
 import { paginate } from '../pagination.ts'
 import { parseJsonBody } from '../json-body.ts'
+import { plainQuery } from '../query-string.ts'
 
 /** SPEC.md "Endpoints → Gates". */
 export function gateRoutes(ctx: ApiContext) {
@@ -17,6 +18,7 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
       },
       {
+        transform: plainQuery(),
         query: listGatesQuery,
         response: { 200: gateListEnvelope, ...problems(400, 401, 429, 500) },
         detail: { operationId: 'listGates', summary: 'List gates with their 24 h statistics', tags: ['Gates'] },

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { NotFoundError } from '../../errors/app-error.ts'
+import { InvalidParameterError, NotFoundError } from '../../errors/app-error.ts'
 import type { ApiContext } from '../api-context.ts'
 import { ingestCapture } from '../capture-ingest.ts'
 import { paginate } from '../pagination.ts'
@@ -14,6 +14,7 @@ import {
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
 import { parseJsonBody } from '../json-body.ts'
+import { plainQuery } from '../query-string.ts'
 
 /** SPEC.md "Endpoints → Requests". */
 export function requestRoutes(ctx: ApiContext) {
@@ -21,12 +22,16 @@ export function requestRoutes(ctx: ApiContext) {
     .get(
       '/gates/:gate_id/requests',
       async ({ params, query }) => {
+        if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+          throw new InvalidParameterError('from must not be after to (both are inclusive bounds of created_at)', 'from')
+        }
         await requireGate(ctx, params.gate_id)
         const methods = [query.method ?? []].flat().flatMap((m) => m.split(',')).map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
         const { items, total } = await ctx.requests.list(params.gate_id, { ...query, method: methods.length > 0 ? methods : undefined })
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
       },
       {
+        transform: plainQuery(['method']),
         params: gateIdParams,
         query: listRequestsQuery,
         response: { 200: requestListEnvelope, ...problems(400, 401, 404, 429, 500) },
@@ -52,10 +57,16 @@ export function requestRoutes(ctx: ApiContext) {
         parse: parseJsonBody,
         params: gateIdParams,
         body: createRequestBody,
-        response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 429, 500, 503) },
+        response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 413, 429, 500, 503) },
         detail: {
           operationId: 'createRequest',
           summary: 'Store a capture (sent by proxies); the API redacts it and computes the diff when none is given',
+          description:
+            'Idempotent on `id`: the same capture sent again under the same gate is answered 201 with the stored ' +
+            'summary and stored once; the same id with different content (docs/storage.md "Capture identity") or ' +
+            'under another gate is 409. `SVC_APP_MAX_BODY_SIZE` applies to each decoded body (413 naming the body). ' +
+            'A `created_at` more than `SVC_APP_MAX_CLOCK_SKEW` ahead of the server is 400. A 500 caused by the ' +
+            'capture itself carries `"capture_rejected": true`: sending it again would fail again.',
           tags: ['Requests'],
         },
       },

@@ -13,6 +13,8 @@ export const problem = type({
   status: 'number.integer',
   'detail?': 'string',
   'instance?': 'string',
+  // createRequest's 500 caused by the capture itself (src/api/capture-rejected.ts).
+  'capture_rejected?': 'true',
 })
 
 /**

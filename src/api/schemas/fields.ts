@@ -1,5 +1,5 @@
 import { type } from 'arktype'
-import { DURATION_RULE, parseDuration } from '../../config/duration.ts'
+import { DURATION_RULE, MAX_AGE_MS, MAX_AGE_RULE, parseDuration } from '../../config/duration.ts'
 import { BASE_URL_RULE, isBaseUrl } from '../../net/base-url.ts'
 import { parseDateTime } from '../../text/date-time.ts'
 
@@ -26,9 +26,16 @@ export const dateTimeString = type('string').narrow((text, ctx) =>
   parseDateTime(text) !== undefined ? true : ctx.mustBe('an RFC 3339 date-time (years 1000 to 9999)'),
 )
 
-export const durationString = type('string').narrow((text, ctx) =>
-  parseDuration(text) !== undefined && !text.trim().startsWith('-') ? true : ctx.mustBe(DURATION_RULE.replace(/^must be /, '')),
-)
+/**
+ * A retention as updateGate takes it: a duration, not negative, at most
+ * MAX_AGE_MS (100 years); a longer one cannot be taken from a date, and
+ * made the cleanup's cutoff an Invalid Date.
+ */
+export const durationString = type('string').narrow((text, ctx) => {
+  const ms = parseDuration(text)
+  if (ms === undefined || text.trim().startsWith('-')) return ctx.mustBe(DURATION_RULE.replace(/^must be /, ''))
+  return ms <= MAX_AGE_MS ? true : ctx.mustBe(MAX_AGE_RULE)
+})
 
 export const httpUrl = type('string').narrow((text, ctx) =>
   isBaseUrl(text) ? true : ctx.mustBe(`absolute: ${BASE_URL_RULE}`),
@@ -45,7 +52,8 @@ export const headerMap = type({ '[string]': 'string[]' })
 
 /**
  * PostgreSQL's text cannot hold NUL: such a string reached the database
- * and came back as a 500. Refused as the client's mistake instead.
+ * and came back as a 500. Refused as the client's mistake instead (body
+ * fields and query filters alike).
  */
 export const storableText = type('string').narrow((text, ctx) =>
   text.includes('\0') ? ctx.mustBe('text without NUL characters') : true,
@@ -61,7 +69,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
  */
 export const submittedHeaderMap = headerMap.narrow((map, ctx) => {
   for (const [name, values] of Object.entries(map)) {
-    if (!TOKEN.test(name)) return ctx.mustBe(`header names that are tokens (RFC 9110), not ${JSON.stringify(name)}`)
+    // The name is not repeated: a line such as "Authorization: Bearer …" sent as a name would be.
+    if (!TOKEN.test(name)) return ctx.mustBe('header names that are tokens (RFC 9110)')
     if (values.some((value) => /[\0\r\n]/.test(value))) return ctx.mustBe(`header values without CR, LF or NUL (${name})`)
   }
   return true

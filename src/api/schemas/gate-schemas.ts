@@ -1,6 +1,6 @@
 import { type } from 'arktype'
 import { fieldPathProblem } from '../../diff/index.ts'
-import { durationString, httpUrl, integerQuery, sortOrder } from './fields.ts'
+import { durationString, httpUrl, integerQuery, sortOrder, storableText } from './fields.ts'
 import { paginationMeta } from './common.ts'
 
 /** SPEC.md "DiffConfig" as stored and returned. */
@@ -77,9 +77,9 @@ export const GATE_SORT_KEYS = ['id', 'name', 'live_url', 'shadow_url', 'created_
 export const listGatesQuery = type({
   limit: integerQuery(1, 100).default('50'),
   offset: integerQuery(0, Infinity).default('0'),
-  'name?': 'string',
-  'live_url?': 'string',
-  'shadow_url?': 'string',
+  'name?': storableText,
+  'live_url?': storableText,
+  'shadow_url?': storableText,
   sort: type.enumerated(...GATE_SORT_KEYS).default('created_at'),
   order: sortOrder.default('desc'),
   '+': 'reject',

@@ -42,8 +42,26 @@ const patchOp = type({
 
 const diffPayload = type({ content: patchOp.array() })
 
-const latency = type('number.integer >= 0')
-const statusCode = type('0 <= number.integer <= 999')
+/**
+ * Milliseconds, stored as int64: at most 2^53 - 1, the largest integer a
+ * JSON number carries exactly (above it the stored value would not be the
+ * one sent; far above, PostgreSQL refused the row with a 500).
+ */
+const latency = type('number.integer').narrow((ms, ctx) =>
+  ms >= 0 && ms <= Number.MAX_SAFE_INTEGER ? true : ctx.mustBe(`an integer from 0 to ${Number.MAX_SAFE_INTEGER} (ms)`),
+)
+
+/**
+ * An HTTP status (RFC 9110 §15: three digits, 100 to 599), or 0 for an
+ * upstream that gave no response (DESIGN.md "Diff semantics"). 0 stays
+ * allowed for live too: the proxy reports a live that failed (answered
+ * 502/504 to its client) with status 0 and the error as body.
+ */
+const statusCode = type('number.integer').narrow((status, ctx) =>
+  status === 0 || (status >= 100 && status <= 599)
+    ? true
+    : ctx.mustBe('an HTTP status from 100 to 599, or 0 for an upstream that gave no response'),
+)
 
 export const responsePayloadBody = type({
   'id?': 'string.uuid',
@@ -109,9 +127,9 @@ export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const
 export const listRequestsQuery = type({
   limit: integerQuery(1, 100).default('50'),
   offset: integerQuery(0, Infinity).default('0'),
-  // Elysia hands a comma-separated value over as an array.
+  // A comma-separated list, or the parameter repeated (query-string.ts).
   'method?': 'string | string[]',
-  'path?': 'string',
+  'path?': storableText,
   'from?': dateTimeQuery,
   'to?': dateTimeQuery,
   'has_diff?': booleanQuery,

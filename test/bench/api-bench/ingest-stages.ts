@@ -18,6 +18,7 @@ import { closeSync, openSync, writeSync } from 'node:fs'
 import { createApiApp } from '../../../src/api/create-api-app.ts'
 import type { ApiContext } from '../../../src/api/api-context.ts'
 import { GateSettingsCache } from '../../../src/api/gate-settings-cache.ts'
+import { captureRequestLimit } from '../../../src/api/capture-limits.ts'
 import { createHttpHandler } from '../../../src/api/http-handler.ts'
 import { createRequestBody } from '../../../src/api/schemas/request-schemas.ts'
 import { loadApiConfig } from '../../../src/config/api-config.ts'
@@ -92,7 +93,7 @@ function appHandler(level: LogLevel, logFd: number) {
     lifecycle: { accepting: true },
   } as unknown as ApiContext
   const app = createApiApp(ctx)
-  const fetch = createHttpHandler({ handle: (r) => app.handle(r), logger, maxBodyBytes: config.maxBodyBytes, hstsMaxAgeSeconds: undefined, observe: () => {} })
+  const fetch = createHttpHandler({ handle: (r) => app.handle(r), logger, bodyLimit: () => captureRequestLimit(config.maxBodyBytes), hstsMaxAgeSeconds: undefined, observe: () => {} })
   const server = { requestIP: () => ({ address: '127.0.0.1', family: 'IPv4', port: 1 }) } as unknown as Parameters<typeof fetch>[1]
   return { fetch, server }
 }

@@ -193,8 +193,9 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
 
   test('createRequest is idempotent on id; the same id under another gate is 409', async () => {
     const id = crypto.randomUUID()
-    const first = await post(captureBody({ id, live: { v: 1 }, shadow: { v: 2 } }))
-    const second = await post(captureBody({ id, live: { v: 1 }, shadow: { v: 2 } }))
+    const capture = captureBody({ id, live: { v: 1 }, shadow: { v: 2 } })
+    const first = await post(capture)
+    const second = await post(capture)
     expect(first.status).toBe(201)
     expect(second.status).toBe(201)
     expect(await second.json()).toEqual(await first.json())

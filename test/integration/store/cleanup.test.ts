@@ -1,4 +1,6 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
+import { startCleanupJob } from '../../../src/api/cleanup-job.ts'
+import { createLogger } from '../../../src/log/index.ts'
 import { CLEANUP_LOCK_KEY, compactRollups, runCleanup } from '../../../src/store/cleanup.ts'
 import { openDatabase } from '../../../src/store/database.ts'
 import type { GateStore } from '../../../src/store/gate-store.ts'
@@ -144,6 +146,69 @@ describe.each(BACKENDS)('cleanup on %s', (kind) => {
       await replica.close()
     }
     expect(await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 10, now: NOW })).toBeGreaterThan(0)
+  })
+
+  test('a retention too long to take from a date (stored before retentions were bounded) keeps everything; other gates are cleaned', async () => {
+    const ancient = await gateWith('ancient', '99999999999h')
+    const floor = await gateWith('floor', '')
+    await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 100, now: NOW })
+    expect(await remaining(ancient)).toHaveLength(AGES.length)
+    expect(await remaining(floor)).toEqual(AGES.filter((age) => age <= FLOOR))
+  })
+
+  /** Makes the database refuse to delete the requests of one gate, as a lock timeout or a permission would. */
+  async function refuseDeletesOf(gateId: string) {
+    await t.db.sql.unsafe(`
+      CREATE OR REPLACE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = '55P03'; END $$;
+      DROP TRIGGER IF EXISTS refuse_delete ON requests;
+      CREATE TRIGGER refuse_delete BEFORE DELETE ON requests FOR EACH ROW
+        WHEN (OLD.gate_id = '${gateId}') EXECUTE FUNCTION refuse_delete();`)
+  }
+
+  test('each gate is cleaned on its own: one that fails is reported with its id, the others are still cleaned', async () => {
+    const ids = [await gateWith('one', ''), await gateWith('two', ''), await gateWith('three', '')].sort()
+    const [failing, ...others] = ids as [string, ...string[]]
+    await refuseDeletesOf(failing)
+    try {
+      const failed: string[] = []
+      const deleted = await runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 2, now: NOW, onGateError: (id) => void failed.push(id) })
+      expect(failed).toEqual([failing])
+      expect(deleted).toBe(others.length * AGES.filter((age) => age > FLOOR).length)
+      for (const id of others) expect(await remaining(id)).toEqual(AGES.filter((age) => age <= FLOOR))
+      expect(await remaining(failing)).toHaveLength(AGES.length)
+      for (const id of ids) expect(await rollupDrift(t.db.sql, id)).toEqual([])
+
+      // Without a callback the failures are thrown, once every other gate was cleaned.
+      const later = await gateWith('later', '')
+      const run = runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 2, now: NOW })
+      await expect(run).rejects.toThrow(AggregateError)
+      expect(await remaining(later)).toEqual(AGES.filter((age) => age <= FLOOR))
+    } finally {
+      await t.db.sql`DROP TRIGGER IF EXISTS refuse_delete ON requests`
+    }
+  })
+
+  test('the cleanup job logs a gate that failed with its id and cleans the others', async () => {
+    const ids = [await gateWith('job-a', ''), await gateWith('job-b', '')].sort()
+    const [failing, other] = ids as [string, string]
+    await refuseDeletesOf(failing)
+    const lines: string[] = []
+    const job = startCleanupJob({
+      sql: t.db.sql,
+      config: { retentionMs: 2 * HOUR, cleanupIntervalMs: HOUR },
+      logger: createLogger({ level: 'info', format: 'json', write: (line) => void lines.push(line) }),
+    })
+    try {
+      await job.runNow()
+      const failure = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.gate === failing)
+      expect(failure?.msg ?? failure?.message).toBe('retention cleanup failed for a gate; the others are still cleaned')
+      // The job measures ages against the database's clock: everything here is older than two hours.
+      expect(await remaining(other)).toEqual([])
+    } finally {
+      job.stop()
+      await t.db.sql`DROP TRIGGER IF EXISTS refuse_delete ON requests`
+    }
   })
 
   test('a gate deleted during a run takes its requests with it, without errors', async () => {

@@ -100,12 +100,42 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
       const gateId = await newGate(gates)
       const c = capture({ has_diff: true })
       const first = await requests.insert(gateId, c)
-      const again = await requests.insert(gateId, { ...c, path: '/changed', has_diff: false })
+      // The verdict and the ids are not content: a retry may recompute or omit them.
+      const retry = { ...c, has_diff: false, diff: [], live_response: { ...c.live_response, id: crypto.randomUUID() } }
+      const again = await requests.insert(gateId, retry)
       expect(again).toEqual({ summary: first.summary, created: false })
       expect((await requests.list(gateId, page())).total).toBe(1)
       expect((await requests.list(gateId, page({ has_diff: true }))).total).toBe(1)
       expect((await gates.get(gateId))!.stats).toMatchObject({ request_count_24h: 1, diff_count_24h: 1 })
       expect(await rollupDrift(t.db.sql, gateId)).toEqual([])
+    })
+
+    test.each([
+      ['path', (c: CaptureInput): CaptureInput => ({ ...c, path: '/changed' })],
+      ['method', (c: CaptureInput): CaptureInput => ({ ...c, method: 'POST' })],
+      ['raw_query', (c: CaptureInput): CaptureInput => ({ ...c, raw_query: 'a=1' })],
+      ['created_at', (c: CaptureInput): CaptureInput => ({ ...c, created_at: new Date((c.created_at as Date).getTime() + 1) })],
+      ['request headers', (c: CaptureInput): CaptureInput => ({ ...c, headers: { Accept: ['text/plain'] } })],
+      ['request body', (c: CaptureInput): CaptureInput => ({ ...c, body: new Uint8Array([1]) })],
+      ['live status', (c: CaptureInput): CaptureInput => ({ ...c, live_response: { ...c.live_response, status_code: 201 } })],
+      ['shadow body', (c: CaptureInput): CaptureInput => ({ ...c, shadow_response: { ...c.shadow_response, body: new Uint8Array([9]) } })],
+      ['shadow latency', (c: CaptureInput): CaptureInput => ({ ...c, shadow_response: { ...c.shadow_response, latency_ms: 999 } })],
+    ])('the same id with another %s is a conflict and changes nothing', async (_, change) => {
+      const gateId = await newGate(gates)
+      const c = capture()
+      const first = await requests.insert(gateId, c)
+      await expect(requests.insert(gateId, change(c))).rejects.toThrow(/exists with different content/)
+      expect(await requests.get(gateId, c.id)).toMatchObject({ path: first.summary.path, method: first.summary.method })
+      expect((await requests.list(gateId, page())).total).toBe(1)
+      expect(await rollupDrift(t.db.sql, gateId)).toEqual([])
+    })
+
+    test('a row stored without a content hash (before it existed) takes the same id as a retry', async () => {
+      const gateId = await newGate(gates)
+      const c = capture()
+      const first = await requests.insert(gateId, c)
+      await t.db.sql`UPDATE request_payloads SET content_hash = NULL WHERE request_id = ${c.id}`
+      expect(await requests.insert(gateId, { ...c, path: '/changed' })).toEqual({ summary: first.summary, created: false })
     })
 
     test('of parallel inserts of one id exactly one creates', async () => {

@@ -114,3 +114,19 @@ describe('loadApiConfig', () => {
     expect(odd).toContain('mysql://app:***@db/x')
   })
 })
+
+describe('loadApiConfig: ages (retention, clock skew)', () => {
+  test('SVC_APP_MAX_CLOCK_SKEW defaults to 24h and takes any positive age up to 100 years', () => {
+    expect(loadApiConfig(BASE)).toMatchObject({ maxClockSkewMs: 24 * 3_600_000, maxClockSkew: '24h' })
+    expect(loadApiConfig({ ...BASE, SVC_APP_MAX_CLOCK_SKEW: ' 90s ' })).toMatchObject({ maxClockSkewMs: 90_000, maxClockSkew: '90s' })
+  })
+
+  test.each([
+    [{ SVC_APP_MAX_CLOCK_SKEW: '0s' }, 'SVC_APP_MAX_CLOCK_SKEW: "0s" must be a positive duration'],
+    [{ SVC_APP_MAX_CLOCK_SKEW: 'soon' }, 'SVC_APP_MAX_CLOCK_SKEW: "soon" must be a duration such as "300ms", "1.5h" or "2h45m"'],
+    [{ SVC_APP_RETENTION: '99999999999h' }, 'SVC_APP_RETENTION: "99999999999h" must be a duration of at most 876000h (100 years)'],
+    [{ SVC_APP_MAX_CLOCK_SKEW: '876001h' }, 'SVC_APP_MAX_CLOCK_SKEW: "876001h" must be a duration of at most 876000h (100 years)'],
+  ])('%p fails with one line', (env, message) => {
+    expect(errorOf(env).message).toBe(message)
+  })
+})

@@ -1,0 +1,11 @@
+-- createRequest is idempotent on the capture's id: the same id sent again
+-- (a proxy's retry) is answered with the stored summary. A submission whose
+-- id is known but whose content differs is a conflict, not a retry, and
+-- must not be answered as if it had been stored. The content hash says
+-- which, without reading the stored bodies back: SHA-256 of the capture as
+-- stored (redacted), ids and diff left out; docs/storage.md "Capture
+-- identity" lists what it covers.
+--
+-- Rows stored before this migration have none (NULL): a submission with
+-- their id is taken as a retry, as it was before.
+ALTER TABLE request_payloads ADD COLUMN content_hash bytea;

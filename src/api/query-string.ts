@@ -1,0 +1,30 @@
+import { InvalidParameterError } from '../errors/app-error.ts'
+
+/**
+ * The query string as the URL spells it (WHATWG URLSearchParams decoding),
+ * in place of Elysia's reading, for a route's `transform` hook (before
+ * validation). Elysia splits a value at its commas and parses one that
+ * looks like JSON (`[…]`, `{…}`), so `?path=%3D%2C` reached the schema as
+ * an array and was refused: a comma is a legal character of a path, a
+ * name or a URL, and every filter but a list is a plain substring. Each
+ * parameter is one string; a repeated one is refused unless it is a list
+ * (listRequests' `method`, which the handler splits at commas itself).
+ */
+export function plainQuery(lists: readonly string[] = []) {
+  const listed = new Set(lists)
+  return function readQuery({ request, query }: { request: Request; query: Record<string, unknown> }): void {
+    const parsed: Record<string, string | string[]> = Object.create(null)
+    const url = request.url
+    const start = url.indexOf('?')
+    if (start !== -1) {
+      for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+        const earlier = parsed[key]
+        if (earlier === undefined) parsed[key] = value
+        else if (!listed.has(key)) throw new InvalidParameterError(`${key} must be given once`, key)
+        else parsed[key] = [earlier, value].flat()
+      }
+    }
+    for (const key of Object.keys(query)) delete query[key]
+    Object.assign(query, parsed)
+  }
+}
