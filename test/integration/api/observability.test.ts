@@ -110,6 +110,21 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
     expect(createGate).not.toContain('arktype')
   })
 
+  test('createRequest documents its 409 (reused id), 413 (a decoded body) and the capture_rejected member', async () => {
+    type Response = { description: string; content?: Record<string, { schema?: unknown }> }
+    const doc = (await (await fetch(t.url + '/swagger/json')).json()) as {
+      paths: Record<string, Record<string, { responses?: Record<string, Response> }>>
+    }
+    const responses = doc.paths['/gates/{gate_id}/requests']!.post!.responses!
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['201', '400', '409', '413', '500']))
+    expect(responses['409']!.description).toContain('different content')
+    expect(responses['413']!.description).toContain('decoded body')
+    expect(responses['500']!.description).toContain('capture_rejected')
+    expect(JSON.stringify(responses['500']!.content!['application/problem+json']!.schema)).toContain('capture_rejected')
+    // Elsewhere a 409 keeps its generic meaning.
+    expect(doc.paths['/gates']!.post!.responses!['409']!.description).toBe('Conflicts with an existing resource')
+  })
+
   test('Swagger UI loads its files from the API itself', async () => {
     const html = await (await fetch(t.url + '/swagger')).text()
     expect(html).toContain('/swagger/assets/swagger-ui-bundle.js')
