@@ -25,11 +25,18 @@ const fieldPaths = type('string[]').narrow((paths, ctx) => {
   return true
 })
 
+/**
+ * A float tolerance as JSON can carry it back: `1e400` parses as Infinity,
+ * which JSON.stringify writes as null, so the stored gate failed every
+ * later read of it with a 500.
+ */
+const floatTolerance = type('number').narrow((n, ctx) => (Number.isFinite(n) && n >= 0 ? true : ctx.mustBe('a finite number of at least 0')))
+
 /** updateGate's diff_config: all four fields required. */
 const diffConfigBody = type({
   ignored_fields: fieldPaths,
   included_fields: fieldPaths,
-  float_tolerance: 'number >= 0',
+  float_tolerance: floatTolerance,
   sort_arrays: 'boolean',
   '+': 'reject',
 })

@@ -132,6 +132,14 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     expect(((await res.json()) as { detail: string }).detail).toContain(word)
   })
 
+  test('a float tolerance JSON cannot carry back (1e400, Infinity once parsed) is a 400, and the gate stays readable', async () => {
+    const { id } = ((await (await t.call('POST', '/gates', gateBody(crypto.randomUUID()))).json()) as { data: { id: string } }).data
+    const res = await t.call('PATCH', `/gates/${id}`, '{"diff_config":{"ignored_fields":[],"included_fields":[],"float_tolerance":1e400,"sort_arrays":false}}')
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { detail: string }).detail).toBe('diff_config.float_tolerance must be a finite number of at least 0')
+    expect((await t.call('GET', `/gates/${id}`)).status).toBe(200)
+  })
+
   test('a retention of 100 years (876000h), the longest, is stored', async () => {
     const { id } = ((await (await t.call('POST', '/gates', gateBody(crypto.randomUUID()))).json()) as { data: { id: string } }).data
     const res = await t.call('PATCH', `/gates/${id}`, { retention: '876000h' })
