@@ -27,7 +27,7 @@ export function errorClassOf(errorText: string): ErrorClass {
 
 const SIDE_PREFIX = /^(?:shadow|live): /
 
-// How src/proxy/upstream-error.ts and the response readers word each failure.
+// How src/proxy/upstream/upstream-error.ts and the response readers word each failure.
 const STARTS: ReadonlyArray<readonly [string, ErrorClass]> = [
   ['timed out', 'timeout'],
   ['connection refused', 'refused'],

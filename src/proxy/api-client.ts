@@ -14,8 +14,8 @@ import {
   type ApiAnswerKind,
   type RetryPolicy,
 } from './retry-policy.ts'
-import type { UpstreamClient } from './upstream-pool.ts'
-import { TimeoutReason, toUpstreamError, UpstreamError } from './upstream-error.ts'
+import type { UpstreamClient } from './upstream/upstream-client.ts'
+import { TimeoutReason, toUpstreamError, UpstreamError } from './upstream/upstream-error.ts'
 
 export type ApiCallOutcome =
   | { readonly kind: 'ok'; readonly status: number; readonly text: string }

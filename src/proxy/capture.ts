@@ -4,7 +4,7 @@
  * asks for. Bodies are the exact bytes (compressed stays compressed); the
  * diff decodes its own copy.
  */
-import { canonicalHeaderName, type HeaderMap } from '../diff/index.ts'
+import type { HeaderMap } from '../diff/index.ts'
 import type { ComparisonResult, SkipReason } from '../metrics/index.ts'
 
 export interface CapturedExchange {
@@ -93,48 +93,6 @@ export interface CaptureSink {
    * reporter's encoded copy; none for a sink that answers at once.
    */
   heldCopyBytes?(bodyBytes: number): number
-}
-
-/** A Headers object as SPEC.md's header map (canonical name to values); Set-Cookie keeps each value. */
-export function headerMapOf(headers: Headers): HeaderMap {
-  // Bun's toJSON() builds the name → combined value object natively, far
-  // cheaper than iterating [name, value] pairs. Names are sorted as Headers
-  // iteration gives them, Set-Cookie last with each of its values.
-  const json = headers.toJSON() as Record<string, string | string[]>
-  return headerMapOfFields(json, json['set-cookie'] === undefined ? NO_COOKIES : headers.getSetCookie())
-}
-
-const NO_COOKIES: readonly string[] = []
-
-/**
- * The same map from fields by lower-case name, repeated ones joined with
- * ", " (a `set-cookie` key among them is skipped), and the Set-Cookie values.
- */
-export function headerMapOfFields(
-  fields: Readonly<Record<string, string | readonly string[]>>,
-  setCookies: readonly string[],
-): HeaderMap {
-  const names = Object.keys(fields)
-  // Insertion sort: a handful of names, far cheaper than Array#sort's generic path.
-  for (let i = 1; i < names.length; i++) {
-    const name = names[i]!
-    let j = i - 1
-    while (j >= 0 && names[j]! > name) {
-      names[j + 1] = names[j]!
-      j--
-    }
-    names[j + 1] = name
-  }
-  const map: HeaderMap = {}
-  for (const name of names) {
-    if (name === 'set-cookie') continue
-    const key = canonicalHeaderName(name)
-    // `__proto__` is a header name like any other, not the map's prototype.
-    if (key === '__proto__') Object.defineProperty(map, key, { value: [fields[name]], enumerable: true, writable: true, configurable: true })
-    else map[key] = [fields[name] as string]
-  }
-  if (setCookies.length > 0) map['Set-Cookie'] = [...setCookies]
-  return map
 }
 
 const encoder = new TextEncoder()

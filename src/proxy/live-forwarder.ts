@@ -8,12 +8,12 @@
  * takes, like a download should; Bun's idle timeout still closes a
  * connection on which nothing moves.
  */
-import { contentLength, exceeds, passThrough, type CopyControl, type StreamEnd } from './bounded-body.ts'
+import { contentLength, exceeds, passThrough, type CopyControl, type StreamEnd } from './upstream/bounded-body.ts'
 import { clientResponseHeaders } from './forward-headers.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
-import type { UpstreamClient, UpstreamExchange } from './upstream-pool.ts'
-import { TimeoutReason, toUpstreamError, type UpstreamError } from './upstream-error.ts'
+import type { UpstreamClient, UpstreamExchange } from './upstream/upstream-client.ts'
+import { TimeoutReason, toUpstreamError, type UpstreamError } from './upstream/upstream-error.ts'
 
 export type LiveResult =
   | { readonly ok: true; readonly exchange: UpstreamExchange }

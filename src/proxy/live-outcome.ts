@@ -5,9 +5,9 @@
  * the bound is not compared).
  */
 import type { HeaderMap } from '../diff/index.ts'
-import type { StreamEnd } from './bounded-body.ts'
+import type { StreamEnd } from './upstream/bounded-body.ts'
 import { failedExchange, type CapturedExchange } from './capture.ts'
-import { toUpstreamError } from './upstream-error.ts'
+import { toUpstreamError } from './upstream/upstream-error.ts'
 
 export type LiveOutcome =
   | { readonly kind: 'no-response'; readonly exchange: CapturedExchange }

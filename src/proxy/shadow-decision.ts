@@ -13,7 +13,7 @@
  */
 import type { SkipReason } from '../metrics/index.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
-import { exceeds } from './bounded-body.ts'
+import { exceeds } from './upstream/bounded-body.ts'
 import type { Sampler } from './sampler.ts'
 import type { Semaphore } from './semaphore.ts'
 import type { ShadowRules } from './shadow-rules.ts'

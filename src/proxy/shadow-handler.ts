@@ -18,11 +18,11 @@ import { canonicalHeaderName, type HeaderMap } from '../diff/index.ts'
 import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
-import { contentLength, readRequestBody, type CopyControl } from './bounded-body.ts'
+import { contentLength, readRequestBody, type CopyControl } from './upstream/bounded-body.ts'
 import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, MemoryBudgetReason, type Reservation } from './byte-budget.ts'
+import { headerMapOf } from './upstream/header-map.ts'
 import {
   failedExchange,
-  headerMapOf,
   splitTarget,
   type Capture,
   type CapturedExchange,
@@ -45,8 +45,9 @@ import { createSampler, type RandomSource } from './sampler.ts'
 import { Semaphore } from './semaphore.ts'
 import { decideShadow, type ShadowGate } from './shadow-decision.ts'
 import type { ShadowSettings } from './shadow-settings.ts'
-import { createUpstreamPool, type UpstreamPool } from './upstream-pool.ts'
-import { TimeoutReason, toUpstreamError } from './upstream-error.ts'
+import type { UpstreamPool } from './upstream/upstream-client.ts'
+import { createUpstreamPool } from './upstream/upstream-pool.ts'
+import { TimeoutReason, toUpstreamError } from './upstream/upstream-error.ts'
 
 export interface ShadowHandlerDeps {
   /** @default a logger at info level, text format, to stdout */

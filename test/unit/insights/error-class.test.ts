@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { errorClassOf } from '../../../src/insights/index.ts'
-import { TimeoutReason, toUpstreamError } from '../../../src/proxy/upstream-error.ts'
+import { TimeoutReason, toUpstreamError } from '../../../src/proxy/upstream/upstream-error.ts'
 
 describe('errorClassOf', () => {
   test.each([

@@ -7,10 +7,10 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
-import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../src/proxy/index.ts'
-import type { HttpClientSettings } from '../../../src/proxy/shadow-settings.ts'
-import { TimeoutReason, UpstreamError } from '../../../src/proxy/upstream-error.ts'
-import { freePort } from '../../support/upstreams.ts'
+import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../../src/proxy/index.ts'
+import type { HttpClientSettings } from '../../../../src/proxy/shadow-settings.ts'
+import { TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
+import { freePort } from '../../../support/upstreams.ts'
 
 interface RawConnection {
   readonly socket: Bun.Socket<RawConnection>

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { formatMs, TimeoutReason, toUpstreamError, UpstreamError } from '../../../src/proxy/upstream-error.ts'
-import { liveFailureProblem } from '../../../src/proxy/problem-response.ts'
-import { ResponseProtocolError, ResponseTooLargeError } from '../../../src/proxy/response-head.ts'
+import { formatMs, TimeoutReason, toUpstreamError, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
+import { liveFailureProblem } from '../../../../src/proxy/problem-response.ts'
+import { ResponseProtocolError, ResponseTooLargeError } from '../../../../src/proxy/upstream/response-head.ts'
 
 function codeError(code: string): Error {
   return Object.assign(new TypeError(`${code}: something`), { code })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { ResponseReader, type ReadState } from '../../../src/proxy/http1-response.ts'
-import { ResponseProtocolError, ResponseTooLargeError } from '../../../src/proxy/response-head.ts'
+import { ResponseReader, type ReadState } from '../../../../src/proxy/upstream/http1-response.ts'
+import { ResponseProtocolError, ResponseTooLargeError } from '../../../../src/proxy/upstream/response-head.ts'
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const bytesOf = (s: string) => Buffer.from(s, 'latin1')

@@ -8,7 +8,7 @@ import {
   readResponseBody,
   type CopyControl,
   type StreamEnd,
-} from '../../../src/proxy/bounded-body.ts'
+} from '../../../../src/proxy/upstream/bounded-body.ts'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

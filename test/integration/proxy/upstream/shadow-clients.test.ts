@@ -8,9 +8,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { gzipSync } from 'node:zlib'
-import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../src/proxy/index.ts'
-import { TimeoutReason, type UpstreamError } from '../../../src/proxy/upstream-error.ts'
-import { shadowOverFetch, type ShadowClient } from '../../../src/proxy/upstream-pool.ts'
+import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../../src/proxy/index.ts'
+import { TimeoutReason, type UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
+import { shadowOverFetch } from '../../../../src/proxy/upstream/fetch-client.ts'
+import type { ShadowClient } from '../../../../src/proxy/upstream/upstream-client.ts'
 
 const gzip = gzipSync(JSON.stringify({ id: 1, items: Array.from({ length: 50 }, (_, i) => ({ i })) }))
 

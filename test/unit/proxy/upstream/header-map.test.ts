@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { requestIdOf } from '../../../src/net/request-id.ts'
-import { failedExchange, headerMapOf } from '../../../src/proxy/capture.ts'
+import { requestIdOf } from '../../../../src/net/request-id.ts'
+import { failedExchange } from '../../../../src/proxy/capture.ts'
+import { headerMapOf } from '../../../../src/proxy/upstream/header-map.ts'
 
 describe('headerMapOf', () => {
   test('canonical names, one value per header, each Set-Cookie kept apart', () => {

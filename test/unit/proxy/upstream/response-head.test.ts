@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { parseHead, ResponseProtocolError, statusProblem } from '../../../src/proxy/response-head.ts'
+import { parseHead, ResponseProtocolError, statusProblem } from '../../../../src/proxy/upstream/response-head.ts'
 
 describe('parseHead', () => {
   test('repeated fields are joined with ", " as Headers joins them; Set-Cookie values are kept apart', () => {

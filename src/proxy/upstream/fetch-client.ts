@@ -1,0 +1,124 @@
+/**
+ * An upstream over Bun's fetch, on the host's `Bun.FetchSession` and
+ * connection slots (`upstream-pool.ts`): live, the API and an `https:`
+ * shadow. Live's response is handed on as fetch gives it, which Bun.serve
+ * sends natively; the shadow's is read whole within its bound.
+ */
+import type { UpstreamRecorder } from '../../metrics/index.ts'
+import { shadowRequestHeaders } from '../forward-headers.ts'
+import type { Semaphore } from '../semaphore.ts'
+import { readResponseBody } from './bounded-body.ts'
+import { takeConnectionSlot } from './connection-slot.ts'
+import { headerMapOf } from './header-map.ts'
+import { MAX_HEAD_BYTES, statusProblem } from './response-head.ts'
+import type { ShadowClient, UpstreamClient } from './upstream-client.ts'
+import { badResponse, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
+
+export interface FetchClientOptions {
+  readonly target: UpstreamClient['target']
+  /** The upstream's base URL; a trailing slash is dropped. */
+  readonly baseUrl: string
+  /** The host's keep-alive pool. */
+  readonly session: Bun.FetchSession
+  /** The host's connection slots (SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST). */
+  readonly slots: Semaphore
+  readonly recorder?: UpstreamRecorder
+}
+
+export function createFetchClient(options: FetchClientOptions): UpstreamClient {
+  const { target, session, slots, recorder } = options
+  const base = options.baseUrl.replace(/\/+$/, '')
+  return {
+    target,
+    baseUrl: base,
+    async send(request) {
+      const waiting = takeConnectionSlot(slots, request.signal, target)
+      if (waiting !== undefined) await waiting
+      const started = performance.now()
+      let response: Response
+      try {
+        const init: BunFetchRequestInit & { duplex?: 'half' } = {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          signal: request.signal,
+          // A proxy forwards redirects to its client; it never follows them.
+          redirect: 'manual',
+          // DESIGN.md "Verified pitfalls": keep the exact bytes, compressed or not.
+          decompress: false,
+          session,
+        } as BunFetchRequestInit
+        // Set only for a stream: no object spread per request.
+        if (request.body instanceof ReadableStream) init.duplex = 'half'
+        response = await fetch(base + request.pathAndQuery, init)
+      } catch (error) {
+        slots.release()
+        recorder?.observe(request.method, 0, (performance.now() - started) / 1000)
+        throw toUpstreamError(error, target, request.signal)
+      }
+      const latencyMs = performance.now() - started
+      recorder?.observe(request.method, response.status, latencyMs / 1000)
+      let released = false
+      return {
+        response,
+        latencyMs,
+        done() {
+          if (released) return
+          released = true
+          slots.release()
+        },
+      }
+    },
+  }
+}
+
+/**
+ * The shadow over fetch (an `https:` shadow): the body read within the
+ * bound, then the slot freed. Exported for the tests, which check that it
+ * and our HTTP/1.1 client read the same responses alike.
+ */
+export function shadowOverFetch(client: UpstreamClient): ShadowClient {
+  const { target } = client
+  return {
+    async send(request, maxBodyBytes, reserve) {
+      const exchange = await client.send({ ...request, headers: shadowRequestHeaders(request.headers) })
+      try {
+        const { response, latencyMs } = exchange
+        const refused = refusedHead(target, response)
+        if (refused !== undefined) {
+          await response.body?.cancel().catch(() => {})
+          throw refused
+        }
+        const read = await readResponseBody(response, maxBodyBytes, reserve)
+        if (read.kind === 'too-large') throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
+        if (read.kind === 'over-budget') return read
+        return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
+      } catch (error) {
+        throw toUpstreamError(error, target, request.signal)
+      } finally {
+        exchange.done()
+      }
+    },
+  }
+}
+
+/**
+ * What our HTTP/1.1 reader refuses in a head and fetch takes: a status
+ * outside 100..599 (fetch gives 0 for `000`), Content-Length with
+ * Transfer-Encoding (fetch keeps both fields and frames by the coding),
+ * and a head over MAX_HEAD_BYTES (fetch reads several MB; its size is
+ * estimated from the fields fetch gives, after fetch has read it).
+ */
+function refusedHead(target: string, response: Response): UpstreamError | undefined {
+  const status = statusProblem(response.status)
+  if (status !== undefined) return badResponse(target, status)
+  const { headers } = response
+  if (headers.has('transfer-encoding') && headers.has('content-length')) {
+    return badResponse(target, 'Content-Length with Transfer-Encoding')
+  }
+  // `HTTP/1.1 200 <reason>` + CRLF, each field as `name: value` + CRLF, the empty line.
+  let bytes = 15 + response.statusText.length
+  for (const [name, value] of headers) bytes += name.length + value.length + 4
+  if (bytes > MAX_HEAD_BYTES) return responseTooLarge(target, `head over ${MAX_HEAD_BYTES} bytes`)
+  return undefined
+}

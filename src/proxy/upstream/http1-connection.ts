@@ -1,0 +1,174 @@
+/**
+ * One keep-alive connection of the shadow's HTTP/1.1 client
+ * (`http1-client.ts`) over `Bun.connect`: one exchange at a time, its
+ * response fed to a `ResponseReader` as the socket delivers it.
+ */
+import type { ResponseReader } from './http1-response.ts'
+
+/** A reused keep-alive connection closed before any byte of the response: the server had let it go. */
+export class StaleConnectionError extends Error {
+  readonly code = 'ECONNRESET'
+  constructor() {
+    super('connection reset (a kept-alive connection the server had closed)')
+  }
+}
+
+/** One socket, one exchange at a time. */
+export class Connection {
+  socket: Bun.Socket<Connection> | undefined
+  closed = false
+  reused = false
+  idleSince = 0
+  /** When the current exchange's response head came in (performance.now()). */
+  headAt = 0
+  /** Whether the current exchange's request went out whole. */
+  requestWritten = false
+  /** Set while the connection is in an idle list, to take it out when it closes there. */
+  onIdleClose: ((connection: Connection) => void) | undefined
+  private reader: ResponseReader | undefined
+  private unsent: Buffer | undefined
+  private resolve: (() => void) | undefined
+  private reject: ((error: unknown) => void) | undefined
+  private signal: AbortSignal | undefined
+  private readonly onAbort = () => {
+    this.fail(this.signal!.reason)
+    this.close()
+  }
+
+  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) {
+      this.close()
+      return Promise.reject(signal.reason)
+    }
+    if (this.closed) return Promise.reject(this.reused ? new StaleConnectionError() : closedError())
+    this.reader = reader
+    this.headAt = 0
+    this.requestWritten = false
+    this.signal = signal
+    signal.addEventListener('abort', this.onAbort, { once: true })
+    const done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+    })
+    this.write(bytes)
+    return done
+  }
+
+  onData(chunk: Buffer): void {
+    const reader = this.reader
+    if (reader === undefined) {
+      // Bytes on an idle connection: nothing was asked; it cannot be trusted.
+      this.close()
+      return
+    }
+    try {
+      const state = reader.push(chunk)
+      if (this.headAt === 0 && reader.head !== undefined) this.headAt = performance.now()
+      if (state !== 'more') this.succeed()
+    } catch (error) {
+      this.fail(error)
+      this.close()
+    }
+  }
+
+  onDrain(): void {
+    const rest = this.unsent
+    if (rest === undefined) return
+    this.unsent = undefined
+    this.write(rest)
+  }
+
+  onClose(error?: unknown): void {
+    if (this.closed) return
+    this.closed = true
+    this.onIdleClose?.(this)
+    const reader = this.reader
+    if (reader === undefined) return
+    if (!reader.received && this.reused) {
+      this.fail(new StaleConnectionError())
+      return
+    }
+    try {
+      reader.end()
+      if (this.headAt === 0 && reader.head !== undefined) this.headAt = performance.now()
+      this.succeed()
+    } catch (endError) {
+      this.fail(error ?? endError)
+    }
+  }
+
+  close(): void {
+    if (!this.closed) this.socket?.terminate()
+    this.onClose()
+  }
+
+  private write(bytes: Buffer): void {
+    const written = this.socket!.write(bytes)
+    if (written < bytes.byteLength) this.unsent = bytes.subarray(Math.max(0, written))
+    else this.requestWritten = true
+  }
+
+  private succeed(): void {
+    const resolve = this.resolve
+    this.settle()
+    resolve?.()
+  }
+
+  private fail(error: unknown): void {
+    const reject = this.reject
+    this.settle()
+    reject?.(error)
+  }
+
+  private settle(): void {
+    this.signal?.removeEventListener('abort', this.onAbort)
+    this.signal = undefined
+    this.reader = undefined
+    this.unsent = undefined
+    this.resolve = undefined
+    this.reject = undefined
+  }
+}
+
+function closedError(): Error {
+  return Object.assign(new Error('connection closed'), { code: 'ECONNRESET' })
+}
+
+const handlers: Bun.SocketHandler<Connection> = {
+  data: (socket, chunk) => socket.data.onData(chunk),
+  drain: (socket) => socket.data.onDrain(),
+  end: (socket) => {
+    // The server is done with the connection: so are we.
+    socket.data.onClose()
+    socket.terminate()
+  },
+  close: (socket, error) => socket.data.onClose(error),
+  error: (socket, error) => socket.data.onClose(error),
+}
+
+/** Connects, or rejects with the connect error or the signal's reason, whichever comes first. */
+export function connect(hostname: string, port: number, signal: AbortSignal): Promise<Connection> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  const connection = new Connection()
+  return new Promise<Connection>((resolve, reject) => {
+    let aborted = false
+    const onAbort = () => {
+      aborted = true
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    Bun.connect<Connection>({ hostname, port, data: connection, socket: handlers }).then(
+      (socket) => {
+        signal.removeEventListener('abort', onAbort)
+        connection.socket = socket
+        socket.setNoDelay(true)
+        if (aborted) connection.close()
+        else resolve(connection)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}

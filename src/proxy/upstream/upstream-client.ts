@@ -1,0 +1,92 @@
+/**
+ * The upstream layer's interface: what the pipeline and the API client
+ * see of the outbound clients (`upstream-pool.ts` makes them: fetch,
+ * `fetch-client.ts`, and our HTTP/1.1 client, `http1-client.ts`). The
+ * types live here, apart from the clients, so that no client imports
+ * another.
+ */
+import type { HeaderMap } from '../../diff/index.ts'
+import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
+import type { HttpClientSettings } from '../shadow-settings.ts'
+
+export interface UpstreamRequest {
+  readonly method: string
+  /** Path and query, appended to the upstream's base URL. */
+  readonly pathAndQuery: string
+  readonly headers: Headers
+  readonly body: Uint8Array | ReadableStream<Uint8Array> | null
+  /** Aborts the wait for a connection slot, the request and its body. */
+  readonly signal: AbortSignal
+}
+
+/** One upstream (live, shadow or the API) at a base URL. */
+export interface UpstreamClient {
+  readonly target: SvcTarget
+  readonly baseUrl: string
+  /**
+   * Sends a request once a connection slot for the host is free. Resolves
+   * with the response as soon as its headers are in; the slot is held until
+   * `done()` of the returned exchange is called (after the body is read or
+   * forwarded). Rejects with an UpstreamError (slot released).
+   */
+  send(request: UpstreamRequest): Promise<UpstreamExchange>
+}
+
+export interface UpstreamExchange {
+  readonly response: Response
+  /** Milliseconds from sending to the response headers. */
+  readonly latencyMs: number
+  /** Frees the connection slot; idempotent. */
+  done(): void
+}
+
+/** A response read whole within a bound, or the fact that the budget for its body ran out. */
+export type WholeResponse =
+  | {
+      readonly kind: 'complete'
+      readonly status: number
+      readonly headers: HeaderMap
+      readonly body: Uint8Array
+      /** Milliseconds from sending to the response headers. */
+      readonly latencyMs: number
+    }
+  | { readonly kind: 'over-budget' }
+
+/**
+ * The shadow's client: it adds `X-Svc-Mode: shadow` to the request's
+ * headers (live's), and reads the response whole, never streamed on.
+ */
+export interface ShadowClient {
+  /**
+   * Rejects with an UpstreamError: a failed body read, a body over
+   * `maxBodyBytes` (`too_large`), a response the proxy does not take
+   * (`bad_response`: a status outside 100..599, Content-Length with
+   * Transfer-Encoding, malformed bytes) or a head over MAX_HEAD_BYTES.
+   * @param maxBodyBytes 0: unlimited
+   * @param reserve asked before each piece of the body is kept; `false` drops it (`over-budget`)
+   */
+  send(
+    request: UpstreamRequest & { readonly body: Uint8Array | null },
+    maxBodyBytes: number,
+    reserve?: (bytes: number) => boolean,
+  ): Promise<WholeResponse>
+}
+
+export interface UpstreamPool {
+  /** The client of one upstream, made once; clients of one origin share a slot count and a pool. */
+  client(target: SvcTarget, baseUrl: string): UpstreamClient
+  /**
+   * The shadow's client: our HTTP/1.1 client for an `http:` shadow
+   * (`http1-client.ts`), fetch for `https:`. It shares the host's
+   * connection slots with `client()`.
+   */
+  shadowClient(baseUrl: string): ShadowClient
+  /** Closes the idle connections of every session. */
+  close(): void
+}
+
+export interface UpstreamPoolOptions {
+  readonly settings: HttpClientSettings
+  /** Records `http_client_request_duration_seconds` per upstream. */
+  readonly metrics?: HttpClientMetrics
+}
