@@ -8,7 +8,7 @@ import { MAX_TIMER_MS, parseDuration } from '../config/duration.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
 import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
 import { parseCidr } from '../net/cidr.ts'
-import { compileShadowRules, ShadowRuleError } from '../proxy/shadow-rules.ts'
+import { compileShadowRules, ShadowRuleError } from '../proxy/policy/shadow-rules.ts'
 import { ModuleConfigError } from './module-config-error.ts'
 import { describeValue, type RawField } from './raw-section.ts'
 

@@ -5,7 +5,7 @@
  * reduced to a `RawSection` and validated by the same `buildConfig`, so
  * they accept the same values and fail with the same messages.
  */
-import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/byte-budget.ts'
+import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/policy/byte-budget.ts'
 import { parseBlock } from './block-parser.ts'
 import {
   readAddressList,

@@ -17,7 +17,7 @@
  */
 import { createLogger, type Logger } from '../log/index.ts'
 import { Registry } from '../metrics/index.ts'
-import { plainAddress } from '../proxy/forward-headers.ts'
+import { plainAddress } from '../proxy/policy/forward-headers.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { withoutPassword } from '../net/base-url.ts'
 import { pathOf } from '../net/request-target.ts'

@@ -8,8 +8,8 @@
 import type { DiffConfig } from '../diff/diff-config.ts'
 import { EndpointTemplates } from '../insights/index.ts'
 import { CidrSet, parseCidr, type Cidr } from '../net/cidr.ts'
-import { compileShadowRules } from '../proxy/shadow-rules.ts'
-import type { ShadowSettings } from '../proxy/shadow-settings.ts'
+import { compileShadowRules } from '../proxy/policy/shadow-rules.ts'
+import type { ShadowSettings } from '../proxy/policy/shadow-settings.ts'
 import type { SvcGateConfig } from './module-config.ts'
 
 /**

@@ -14,7 +14,7 @@ import type { RateLimitedLogger } from '../log/index.ts'
 import type { HeaderMap } from '../diff/index.ts'
 import type { CounterChild } from '../metrics/index.ts'
 import type { ApiClient } from './api-client.ts'
-import { reportCopyBytes } from './byte-budget.ts'
+import { reportCopyBytes } from './policy/byte-budget.ts'
 import type { Capture, CapturedExchange, CaptureSink, SinkOutcome } from './capture.ts'
 
 export interface ApiReporterOptions {

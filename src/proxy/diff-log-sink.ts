@@ -16,7 +16,7 @@ import { EndpointTemplates, endpointOf, signatureOf, type ResponseOutcome, type 
 import type { Logger, RateLimitedLogger } from '../log/index.ts'
 import type { GateComparisons } from '../metrics/index.ts'
 import type { Capture, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture.ts'
-import type { ShadowSettings } from './shadow-settings.ts'
+import type { ShadowSettings } from './policy/shadow-settings.ts'
 
 export interface DiffLogSinkOptions {
   readonly settings: Pick<ShadowSettings, 'diff' | 'redactedFields' | 'maxBodyBytes' | 'endpoints'>

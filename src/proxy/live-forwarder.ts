@@ -8,8 +8,9 @@
  * takes, like a download should; Bun's idle timeout still closes a
  * connection on which nothing moves.
  */
-import { contentLength, exceeds, passThrough, type CopyControl, type StreamEnd } from './upstream/bounded-body.ts'
-import { clientResponseHeaders } from './forward-headers.ts'
+import { exceeds } from './policy/body-bound.ts'
+import { contentLength, passThrough, type CopyControl, type StreamEnd } from './upstream/bounded-body.ts'
+import { clientResponseHeaders } from './policy/forward-headers.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
 import type { UpstreamClient, UpstreamExchange } from './upstream/upstream-client.ts'

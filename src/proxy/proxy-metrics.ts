@@ -15,7 +15,7 @@ import {
   type Registry,
   type SkipMetrics,
 } from '../metrics/index.ts'
-import { BREAKER_STATES, type CircuitBreaker } from './circuit-breaker.ts'
+import { BREAKER_STATES, type CircuitBreaker } from './policy/circuit-breaker.ts'
 
 export interface ProxyMetrics {
   readonly registry: Registry

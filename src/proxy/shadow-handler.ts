@@ -19,7 +19,7 @@ import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { Registry, type SkipReason } from '../metrics/index.ts'
 import { BackgroundTasks, DrainAbortReason, type DrainResult } from './background-tasks.ts'
 import { contentLength, readRequestBody, type CopyControl } from './upstream/bounded-body.ts'
-import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, MemoryBudgetReason, type Reservation } from './byte-budget.ts'
+import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, MemoryBudgetReason, type Reservation } from './policy/byte-budget.ts'
 import { headerMapOf } from './upstream/header-map.ts'
 import {
   failedExchange,
@@ -29,22 +29,22 @@ import {
   type CaptureSink,
   type SinkOutcome,
 } from './capture.ts'
-import type { CircuitBreaker } from './circuit-breaker.ts'
+import type { CircuitBreaker } from './policy/circuit-breaker.ts'
 import { createDiffLogSink } from './diff-log-sink.ts'
 import { CidrSet } from '../net/cidr.ts'
-import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, upstreamRequestHeaders } from './forward-headers.ts'
+import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, upstreamRequestHeaders } from './policy/forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { REQUEST_ID_HEADER } from '../net/request-id.ts'
 import { pathAndQueryOf } from '../net/request-target.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
-import { RefusalWindow } from './refusal-window.ts'
+import { RefusalWindow } from './policy/refusal-window.ts'
 import { createRefusedShadowForwarder } from './refused-shadow-forwarder.ts'
-import { createSampler, type RandomSource } from './sampler.ts'
-import { Semaphore } from './semaphore.ts'
-import { decideShadow, type ShadowGate } from './shadow-decision.ts'
-import type { ShadowSettings } from './shadow-settings.ts'
+import { createSampler, type RandomSource } from './policy/sampler.ts'
+import { Semaphore } from './policy/semaphore.ts'
+import { decideShadow, type AdmissionPolicy } from './policy/admission-policy.ts'
+import type { ShadowSettings } from './policy/shadow-settings.ts'
 import type { UpstreamPool } from './upstream/upstream-client.ts'
 import { createUpstreamPool } from './upstream/upstream-pool.ts'
 import { TimeoutReason, toUpstreamError } from './upstream/upstream-error.ts'
@@ -109,7 +109,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     deps.sink ??
     createDiffLogSink({ settings, logger, warnings, comparisons: metrics.comparisons.forGate(settings.gate) })
   const callbacks = new Semaphore(settings.maxConcurrentCallbacks)
-  const gate: ShadowGate = {
+  const admission: AdmissionPolicy = {
     rules: settings.shadowRules,
     sample: createSampler(settings.samplingRate, deps.random),
     maxBodyBytes: settings.maxBodyBytes,
@@ -180,7 +180,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       peerTrusted: trustedProxies.has(context?.clientAddress),
     })
     const body = method === 'GET' || method === 'HEAD' ? null : request.body
-    const reason = decideShadow(gate, method, target, body === null ? undefined : contentLength(request.headers))
+    const reason = decideShadow(admission, method, target, body === null ? undefined : contentLength(request.headers))
     let response: Response
     if (reason !== undefined) {
       skip(reason, method, target)

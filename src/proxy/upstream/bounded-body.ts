@@ -5,6 +5,7 @@
  * Same bound for the buffered copy of a live response kept for
  * comparison."). 0 means unlimited. Nothing here buffers past the bound.
  */
+import { exceeds } from '../policy/body-bound.ts'
 
 /** A body read whole within the bound, or the fact that it was larger, or that `reserve` refused its bytes. */
 export type BoundedRead =
@@ -17,11 +18,6 @@ export type BoundedRead =
  * `false` means they may not be, and the body is given up.
  */
 export type Reserve = (bytes: number) => boolean
-
-/** `true` when `length` bytes exceed `maxBytes` (0: never). */
-export function exceeds(length: number, maxBytes: number): boolean {
-  return maxBytes !== 0 && length > maxBytes
-}
 
 /** The Content-Length of a message, or undefined when absent or malformed. */
 export function contentLength(headers: Headers): number | undefined {

@@ -2,7 +2,7 @@
  * A connection slot of an upstream host (SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST),
  * taken the same way by fetch's requests and by the shadow's client.
  */
-import type { Semaphore } from '../semaphore.ts'
+import type { Semaphore } from '../policy/semaphore.ts'
 import { toUpstreamError } from './upstream-error.ts'
 
 /**

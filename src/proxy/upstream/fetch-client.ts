@@ -5,8 +5,8 @@
  * sends natively; the shadow's is read whole within its bound.
  */
 import type { UpstreamRecorder } from '../../metrics/index.ts'
-import { shadowRequestHeaders } from '../forward-headers.ts'
-import type { Semaphore } from '../semaphore.ts'
+import { shadowRequestHeaders } from '../policy/forward-headers.ts'
+import type { Semaphore } from '../policy/semaphore.ts'
 import { readResponseBody } from './bounded-body.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
 import { headerMapOf } from './header-map.ts'

@@ -21,7 +21,7 @@
  */
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
-import type { Semaphore } from '../semaphore.ts'
+import type { Semaphore } from '../policy/semaphore.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
 import { connect, StaleConnectionError, type Connection } from './http1-connection.ts'
 import { ResponseReader } from './http1-response.ts'

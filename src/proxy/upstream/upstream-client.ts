@@ -7,7 +7,7 @@
  */
 import type { HeaderMap } from '../../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
-import type { HttpClientSettings } from '../shadow-settings.ts'
+import type { HttpClientSettings } from '../policy/shadow-settings.ts'
 
 export interface UpstreamRequest {
   readonly method: string

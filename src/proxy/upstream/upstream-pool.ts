@@ -21,9 +21,9 @@
  *   Our client closes a connection idle longer than it within a second
  *   (0: never).
  */
-import { Semaphore } from '../semaphore.ts'
-import type { HttpClientSettings } from '../shadow-settings.ts'
-import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../forward-headers.ts'
+import { Semaphore } from '../policy/semaphore.ts'
+import type { HttpClientSettings } from '../policy/shadow-settings.ts'
+import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../policy/forward-headers.ts'
 import { createFetchClient, shadowOverFetch } from './fetch-client.ts'
 import { createHttp1Client } from './http1-client.ts'
 import { IdleConnections } from './idle-connections.ts'

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { createApiClient, type ApiClient } from '../../../src/proxy/api-client.ts'
-import { CircuitBreaker } from '../../../src/proxy/circuit-breaker.ts'
+import { CircuitBreaker } from '../../../src/proxy/policy/circuit-breaker.ts'
 import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
 import type { UpstreamPool } from '../../../src/proxy/upstream/upstream-client.ts'
-import { DEFAULT_HTTP_CLIENT } from '../../../src/proxy/shadow-settings.ts'
+import { DEFAULT_HTTP_CLIENT } from '../../../src/proxy/policy/shadow-settings.ts'
 import { freePort } from '../../support/upstreams.ts'
 
 type Script = Array<number | { status: number; headers?: Record<string, string>; body?: unknown }>

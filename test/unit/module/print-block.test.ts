@@ -9,7 +9,7 @@ import {
 import { printBlock, quote } from '../../../src/module/print-block.ts'
 import { fieldPathProblem } from '../../../src/diff/field-path.ts'
 import { endpointTemplatesProblem } from '../../../src/insights/index.ts'
-import { compileShadowRules } from '../../../src/proxy/shadow-rules.ts'
+import { compileShadowRules } from '../../../src/proxy/policy/shadow-rules.ts'
 
 describe('printBlock', () => {
   test('prints every directive in the SPEC order, defaults included', () => {

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
 import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../../src/proxy/index.ts'
-import type { HttpClientSettings } from '../../../../src/proxy/shadow-settings.ts'
+import type { HttpClientSettings } from '../../../../src/proxy/policy/shadow-settings.ts'
 import { TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
 import { freePort } from '../../../support/upstreams.ts'
 

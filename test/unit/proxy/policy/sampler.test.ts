@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, mock, spyOn, test } from 'bun:test'
 import fc from 'fast-check'
-import { createSampler } from '../../../src/proxy/sampler.ts'
+import { createSampler } from '../../../../src/proxy/policy/sampler.ts'
 
 describe('createSampler', () => {
   afterEach(() => mock.restore())

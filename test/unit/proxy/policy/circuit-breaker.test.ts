@@ -5,7 +5,7 @@ import {
   CircuitBreaker,
   type BreakerState,
   type CircuitBreakerOptions,
-} from '../../../src/proxy/circuit-breaker.ts'
+} from '../../../../src/proxy/policy/circuit-breaker.ts'
 
 function setup(options: CircuitBreakerOptions = {}) {
   let time = 1_000

@@ -4,7 +4,7 @@ import {
   compileShadowRules,
   parseShadowRules,
   ShadowRuleError,
-} from '../../../src/proxy/shadow-rules.ts'
+} from '../../../../src/proxy/policy/shadow-rules.ts'
 
 /** True when `deny GET:<pattern>` catches `GET <path>`, i.e. the pattern matches the path. */
 function matches(pattern: string, path: string): boolean {

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { CircuitBreaker } from '../../../src/proxy/circuit-breaker.ts'
-import { Semaphore } from '../../../src/proxy/semaphore.ts'
-import { decideShadow, type ShadowGate } from '../../../src/proxy/shadow-decision.ts'
-import { compileShadowRules } from '../../../src/proxy/shadow-rules.ts'
+import { CircuitBreaker } from '../../../../src/proxy/policy/circuit-breaker.ts'
+import { Semaphore } from '../../../../src/proxy/policy/semaphore.ts'
+import { decideShadow, type AdmissionPolicy } from '../../../../src/proxy/policy/admission-policy.ts'
+import { compileShadowRules } from '../../../../src/proxy/policy/shadow-rules.ts'
 
-function gate(overrides: Partial<ShadowGate> = {}): ShadowGate {
+function policy(overrides: Partial<AdmissionPolicy> = {}): AdmissionPolicy {
   return {
     rules: compileShadowRules(''),
     sample: () => true,
@@ -18,7 +18,7 @@ function gate(overrides: Partial<ShadowGate> = {}): ShadowGate {
 describe('decideShadow', () => {
   test('shadows an eligible GET and takes a callbacks slot', () => {
     const callbacks = new Semaphore(1)
-    expect(decideShadow(gate({ callbacks }), 'GET', '/a', undefined)).toBeUndefined()
+    expect(decideShadow(policy({ callbacks }), 'GET', '/a', undefined)).toBeUndefined()
     expect(callbacks.inUse).toBe(1)
   })
 
@@ -28,29 +28,29 @@ describe('decideShadow', () => {
       draws++
       return false
     }
-    expect(decideShadow(gate({ sample }), 'POST', '/a', 2)).toBe('denied_by_rule')
+    expect(decideShadow(policy({ sample }), 'POST', '/a', 2)).toBe('denied_by_rule')
     expect(draws).toBe(0)
-    expect(decideShadow(gate({ sample }), 'GET', '/a', undefined)).toBe('sampled_out')
+    expect(decideShadow(policy({ sample }), 'GET', '/a', undefined)).toBe('sampled_out')
     expect(draws).toBe(1)
   })
 
   test('an announced body above the bound is body_too_large; 0 means unlimited', () => {
     const rules = compileShadowRules('allow POST:*')
-    expect(decideShadow(gate({ rules }), 'POST', '/a', 101)).toBe('body_too_large')
-    expect(decideShadow(gate({ rules, maxBodyBytes: 0 }), 'POST', '/a', 10 ** 9)).toBeUndefined()
+    expect(decideShadow(policy({ rules }), 'POST', '/a', 101)).toBe('body_too_large')
+    expect(decideShadow(policy({ rules, maxBodyBytes: 0 }), 'POST', '/a', 10 ** 9)).toBeUndefined()
   })
 
   test('an open breaker skips before a slot is taken', () => {
     const breaker = new CircuitBreaker({ failureThreshold: 1 })
     breaker.onFailure()
     const callbacks = new Semaphore(1)
-    expect(decideShadow(gate({ breaker, callbacks }), 'GET', '/a', undefined)).toBe('breaker_open')
+    expect(decideShadow(policy({ breaker, callbacks }), 'GET', '/a', undefined)).toBe('breaker_open')
     expect(callbacks.inUse).toBe(0)
   })
 
   test('a full callbacks bound is callbacks_full', () => {
     const callbacks = new Semaphore(1)
     callbacks.tryAcquire()
-    expect(decideShadow(gate({ callbacks }), 'GET', '/a', undefined)).toBe('callbacks_full')
+    expect(decideShadow(policy({ callbacks }), 'GET', '/a', undefined)).toBe('callbacks_full')
   })
 })

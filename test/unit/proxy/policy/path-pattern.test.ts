@@ -4,7 +4,7 @@ import {
   mergeSlashes,
   PathPatternError,
   type PathPatternKind,
-} from '../../../src/proxy/path-pattern.ts'
+} from '../../../../src/proxy/policy/path-pattern.ts'
 
 describe('compilePathPattern', () => {
   // SPEC.md "Shadow matching rules", wildcard table: which row each form falls in.

@@ -9,7 +9,7 @@
  * lower-cases the path once per request, not once per rule).
  */
 
-import { globMatches, globTokens } from '../text/glob.ts'
+import { globMatches, globTokens } from '../../text/glob.ts'
 
 /** The rows of the SPEC's wildcard table, plus a pattern without any `*`. */
 export const PATH_PATTERN_KINDS = [

@@ -6,7 +6,7 @@ import {
   isRetryableAnswer,
   nextRetryDelayMs,
   parseRetryAfter,
-} from '../../../src/proxy/retry-policy.ts'
+} from '../../../../src/proxy/policy/retry-policy.ts'
 
 const policy = { maxRetries: 3, initialDelayMs: 1000, deadlineMs: 30_000 }
 

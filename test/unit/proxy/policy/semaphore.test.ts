@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { Semaphore, SemaphoreAbortedError } from '../../../src/proxy/semaphore.ts'
+import { Semaphore, SemaphoreAbortedError } from '../../../../src/proxy/policy/semaphore.ts'
 
 describe('Semaphore', () => {
   test('admits up to its limit, then refuses tryAcquire', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, reportCopyBytes } from '../../../src/proxy/byte-budget.ts'
+import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, reportCopyBytes } from '../../../../src/proxy/policy/byte-budget.ts'
 
 describe('ByteBudget', () => {
   test('reservations take bytes up to the limit together; a refusal takes nothing and ends the reservation', () => {

@@ -6,7 +6,7 @@ import {
   plainAddress,
   shadowRequestHeaders,
   upstreamRequestHeaders,
-} from '../../../src/proxy/forward-headers.ts'
+} from '../../../../src/proxy/policy/forward-headers.ts'
 
 describe('hop-by-hop headers (RFC 9110 §7.6.1)', () => {
   test.each(HOP_BY_HOP_HEADERS.map((name) => [name]))('drops %s', (name) => {

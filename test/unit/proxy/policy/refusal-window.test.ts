@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { RefusalWindow } from '../../../src/proxy/refusal-window.ts'
+import { RefusalWindow } from '../../../../src/proxy/policy/refusal-window.ts'
 
 describe('RefusalWindow', () => {
   test('after a refusal, says how long ago until the window has passed', () => {

@@ -3,9 +3,9 @@
  * proxy (from SVC_APP_* variables) and the `svc_gate` module (from its
  * directive block): SPEC.md "Proxy, common" and "Web-server module".
  */
-import type { DiffConfig } from '../diff/diff-config.ts'
-import type { CidrSet } from '../net/cidr.ts'
-import type { EndpointTemplates } from '../insights/index.ts'
+import type { DiffConfig } from '../../diff/diff-config.ts'
+import type { CidrSet } from '../../net/cidr.ts'
+import type { EndpointTemplates } from '../../insights/index.ts'
 import type { ShadowRules } from './shadow-rules.ts'
 
 /**

@@ -11,14 +11,19 @@
  * that cannot be reported is not worth a shadow request), and last the
  * callbacks bound, whose slot the caller then holds.
  */
-import type { SkipReason } from '../metrics/index.ts'
+import type { SkipReason } from '../../metrics/index.ts'
 import type { CircuitBreaker } from './circuit-breaker.ts'
-import { exceeds } from './upstream/bounded-body.ts'
+import { exceeds } from './body-bound.ts'
 import type { Sampler } from './sampler.ts'
 import type { Semaphore } from './semaphore.ts'
 import type { ShadowRules } from './shadow-rules.ts'
 
-export interface ShadowGate {
+/**
+ * What admission reads, made once per handler. Not the gate resource of
+ * the API, nor the module's `svcGate()`: the policy a request passes to be
+ * shadowed.
+ */
+export interface AdmissionPolicy {
   readonly rules: ShadowRules
   readonly sample: Sampler
   readonly maxBodyBytes: number
@@ -32,15 +37,15 @@ export interface ShadowGate {
  * @param announcedLength the Content-Length, when the request has a body and announces it
  */
 export function decideShadow(
-  gate: ShadowGate,
+  policy: AdmissionPolicy,
   method: string,
   path: string,
   announcedLength: number | undefined,
 ): SkipReason | undefined {
-  if (!gate.rules.shouldShadow(method, path).shadow) return 'denied_by_rule'
-  if (!gate.sample()) return 'sampled_out'
-  if (announcedLength !== undefined && exceeds(announcedLength, gate.maxBodyBytes)) return 'body_too_large'
-  if (gate.breaker !== undefined && gate.breaker.state === 'open') return 'breaker_open'
-  if (!gate.callbacks.tryAcquire()) return 'callbacks_full'
+  if (!policy.rules.shouldShadow(method, path).shadow) return 'denied_by_rule'
+  if (!policy.sample()) return 'sampled_out'
+  if (announcedLength !== undefined && exceeds(announcedLength, policy.maxBodyBytes)) return 'body_too_large'
+  if (policy.breaker !== undefined && policy.breaker.state === 'open') return 'breaker_open'
+  if (!policy.callbacks.tryAcquire()) return 'callbacks_full'
   return undefined
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { compileShadowRules } from '../../../src/proxy/shadow-rules.ts'
+import { compileShadowRules } from '../../../../src/proxy/policy/shadow-rules.ts'
 
 /**
  * A naive reading of SPEC.md "Shadow matching rules", written independently
