@@ -66,7 +66,7 @@ export async function createApi(
     gates,
     gateSettings: new GateSettingsCache(gates),
     ingestBacklog: new IngestBacklog(config.database.maxConns * CAPTURES_PER_CONNECTION),
-    requests: createRequestStore(db.sql),
+    requests: createRequestStore(db.sql, { durableCaptures: config.database.durableCaptures }),
     stats: createStatsStore(db.sql),
     registry,
     comparisons,

@@ -54,6 +54,7 @@ const apiFields = {
   SVC_APP_DATABASE_MIN_CONNS: integerField(0).default('5'),
   SVC_APP_DATABASE_MAX_CONN_IDLE: positiveDurationField.default('5m'),
   SVC_APP_DATABASE_MAX_CONN_LIFE: positiveDurationField.default('1h'),
+  SVC_APP_DATABASE_DURABLE_CAPTURES: booleanField.default('false'),
   ...commonFields,
 } as const
 
@@ -92,6 +93,8 @@ export interface ApiConfig extends LoggingConfig {
     readonly minConns: number
     readonly maxConnIdleMs: number
     readonly maxConnLifeMs: number
+    /** Capture inserts commit synchronously (README "Decisions", ingest durability). */
+    readonly durableCaptures: boolean
   }
 }
 
@@ -140,6 +143,7 @@ export function loadApiConfig(env: Environment): ApiConfig {
       minConns: v.SVC_APP_DATABASE_MIN_CONNS,
       maxConnIdleMs: v.SVC_APP_DATABASE_MAX_CONN_IDLE,
       maxConnLifeMs: v.SVC_APP_DATABASE_MAX_CONN_LIFE,
+      durableCaptures: v.SVC_APP_DATABASE_DURABLE_CAPTURES,
     }),
   })
 }

@@ -59,6 +59,8 @@ export interface RequestStoreOptions {
   maxBatch?: number
   /** How long the first queued capture waits for others, in ms (default 2). */
   maxWaitMs?: number
+  /** Capture inserts wait for their WAL flush (SVC_APP_DATABASE_DURABLE_CAPTURES). @default false */
+  durableCaptures?: boolean
 }
 
 type InsertResult = { summary: RequestSummary; created: boolean }
@@ -70,6 +72,7 @@ interface QueuedInsert {
 }
 
 export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptions = {}): RequestStore {
+  const synchronousCommit = options.durableCaptures ? 'on' : 'off'
   async function stored(gateId: string, id: string, digest: Uint8Array) {
     const [row] = await sql<(SummaryRow & { gate_id: string; content_hash: Uint8Array | null })[]>`
       SELECT r.gate_id, ${summaryColumns(sql)}, p.content_hash
@@ -97,7 +100,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
     const { gateId } = item
     let inserted: SummaryRow[]
     try {
-      inserted = await sql<SummaryRow[]>`${insertStatement(sql, [item])}`
+      inserted = await sql<SummaryRow[]>`${insertStatement(sql, [item], synchronousCommit)}`
     } catch (error) {
       switch (sqlState(error)) {
         case SQLSTATE.foreignKeyViolation:
@@ -121,7 +124,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
 
   /** One statement for the batch (distinct ids); rejects as a whole on any error. */
   async function insertMany(items: readonly QueuedInsert[]): Promise<Outcome<InsertResult>[]> {
-    const rows = await sql<SummaryRow[]>`${insertStatement(sql, items)}`
+    const rows = await sql<SummaryRow[]>`${insertStatement(sql, items, synchronousCommit)}`
     const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]))
     return Promise.all(
       items.map(async (item): Promise<Outcome<InsertResult>> => {
@@ -180,13 +183,15 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
  * rarely wait for each other. Any error (unknown gate, bad timestamp,
  * deadlock) rolls back the whole statement.
  *
- * synchronous_commit is off for this transaction only: the commit does not
- * wait for its WAL flush, so the hot rollup and counter rows of a busy gate
- * are held for microseconds instead of a disk flush. A database crash can
- * lose the last fraction of a second of acknowledged captures, never leave
- * counts out of step with rows (docs/storage.md "Ingest").
+ * synchronous_commit is `synchronousCommit` for this transaction only,
+ * 'off' unless SVC_APP_DATABASE_DURABLE_CAPTURES is set: the commit does
+ * not wait for its WAL flush, so the hot rollup and counter rows of a busy
+ * gate are held for microseconds instead of a disk flush. A database crash
+ * can lose the last fraction of a second of acknowledged captures, never
+ * leave counts out of step with rows (README "Decisions", ingest
+ * durability). 'on' waits for the flush, whatever the server's default.
  */
-function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
+function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], synchronousCommit: 'on' | 'off') {
   const values = items
     .map(({ gateId, capture: c, digest }) => {
       const live = c.live_response
@@ -203,7 +208,7 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[]) {
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`
-    WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS value),
+    WITH cfg AS (SELECT set_config('synchronous_commit', ${synchronousCommit}, true) AS value),
     v (id, gate_id, method, path, raw_query, created_at, live_status, live_latency_ms,
       shadow_status, shadow_latency_ms, has_diff, headers, body,
       live_response_id, live_headers, live_body, live_created_at,

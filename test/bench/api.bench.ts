@@ -41,6 +41,9 @@
  *   API_BENCH_LOG_LEVEL        the API's SVC_APP_LOG_LEVEL              (info)
  *   API_BENCH_READ_SAMPLES     samples per read case                    (40)
  *   API_BENCH_KEEP_LOG=1       keep the API's log file
+ *   API_BENCH_DURABLE_CAPTURES=1  the API with SVC_APP_DATABASE_DURABLE_CAPTURES=true
+ *                              (capture inserts wait for their WAL flush), to
+ *                              measure what durability costs
  *   API_BENCH_CPU_PROF=<dir>   run the API under Bun's CPU profiler (`--cpu-prof`,
  *                              `--cpu-prof-md`), profile written to <dir> on exit
  */
@@ -96,13 +99,15 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
   const rateSeconds = knob('API_BENCH_RATE_SECONDS', 15)
   const readSamples = knob('API_BENCH_READ_SAMPLES', 40)
   const logLevel = env.API_BENCH_LOG_LEVEL ?? 'info'
+  const durableCaptures = env.API_BENCH_DURABLE_CAPTURES === '1'
   const started = performance.now()
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
 
   if (options.printMachine !== false) for (const line of machineLines()) print(line)
   print('')
   print(`API benchmark: ${int(rows)} captures in one gate + ${otherGates} gates; ingest ${seconds} s closed loop ` +
-    `(${connections} connections) and ${rateSeconds} s at ${int(rate)}/s; API log level ${logLevel}`)
+    `(${connections} connections) and ${rateSeconds} s at ${int(rate)}/s; API log level ${logLevel}` +
+    (durableCaptures ? '; durable captures (synchronous commit)' : ''))
 
   let database: TestDatabase | undefined
   let api: ApiProcess | undefined
@@ -133,6 +138,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
         SVC_APP_APP_ENV: 'production',
         SVC_APP_LOG_LEVEL: logLevel,
         SVC_APP_LOG_FORMAT: 'json',
+        SVC_APP_DATABASE_DURABLE_CAPTURES: String(durableCaptures),
       },
       freePort(),
       logFile,

@@ -36,7 +36,7 @@ describe('loadApiConfig', () => {
       appEnv: 'development',
       logLevel: 'debug',
       logFormat: 'text',
-      database: { maxConns: 25, minConns: 5, maxConnIdleMs: 300_000, maxConnLifeMs: 3_600_000 },
+      database: { maxConns: 25, minConns: 5, maxConnIdleMs: 300_000, maxConnLifeMs: 3_600_000, durableCaptures: false },
     })
     expect(config.trustedProxies.size).toBe(0)
     expect(config.rateLimitExempt.size).toBe(0)
@@ -99,6 +99,7 @@ describe('loadApiConfig', () => {
     [{ SVC_APP_PORT: '0' }, 'SVC_APP_PORT: "0" must be an integer from 1 to 65535'],
     [{ SVC_APP_RATE_LIMIT: '0' }, 'SVC_APP_RATE_LIMIT: "0" must be an integer of at least 1'],
     [{ SVC_APP_METRICS_ENABLED: 'maybe' }, 'SVC_APP_METRICS_ENABLED: "maybe" must be true or false'],
+    [{ SVC_APP_DATABASE_DURABLE_CAPTURES: 'yes' }, 'SVC_APP_DATABASE_DURABLE_CAPTURES: "yes" must be true or false'],
     [{ SVC_APP_DATABASE_MIN_CONNS: '30' }, 'SVC_APP_DATABASE_MIN_CONNS: "30" must not exceed SVC_APP_DATABASE_MAX_CONNS (25)'],
   ])('%p fails with one clear line', (env, line) => {
     expect(errorOf(env as Record<string, string>).message).toBe(line)
