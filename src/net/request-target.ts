@@ -22,3 +22,9 @@ export function pathOf(url: string): string {
   const end = Math.min(query === -1 ? target.length : query, hash === -1 ? target.length : hash)
   return target.slice(0, end)
 }
+
+/** A capture's `path` and `rawQuery` of a request target: `/a/b?x=1` → `/a/b`, `x=1`. */
+export function splitTarget(target: string): { path: string; rawQuery: string } {
+  const q = target.indexOf('?')
+  return q === -1 ? { path: target, rawQuery: '' } : { path: target.slice(0, q), rawQuery: target.slice(q + 1) }
+}

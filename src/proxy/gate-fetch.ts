@@ -6,7 +6,7 @@
  */
 import type { ApiModeConfig } from '../config/proxy-config.ts'
 import { ConfigError } from '../config/config-error.ts'
-import type { ApiClient } from './api-client.ts'
+import type { ApiClient } from './sinks/api-client.ts'
 import { BASE_URL_RULE, isBaseUrl } from '../net/base-url.ts'
 
 /** What the proxy takes from the gate. */

@@ -6,7 +6,7 @@
  */
 import type { HeaderMap } from '../diff/index.ts'
 import type { StreamEnd } from './upstream/bounded-body.ts'
-import { failedExchange, type CapturedExchange } from './capture.ts'
+import { failedExchange, type CapturedExchange } from './sinks/capture-sink.ts'
 import { toUpstreamError } from './upstream/upstream-error.ts'
 
 export type LiveOutcome =

@@ -23,7 +23,8 @@
  * made of the comparison.
  */
 import { failureCause } from '../diff/index.ts'
-import { splitTarget, type ShadowNotAttempted, type SinkOutcome } from './capture.ts'
+import { splitTarget } from '../net/request-target.ts'
+import type { ShadowNotAttempted, SinkOutcome } from './sinks/capture-sink.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
 
 export interface RefusedShadowForwarderOptions {

@@ -23,20 +23,19 @@ import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, MemoryBudgetReason, type Reser
 import { headerMapOf } from './upstream/header-map.ts'
 import {
   failedExchange,
-  splitTarget,
   type Capture,
   type CapturedExchange,
   type CaptureSink,
   type SinkOutcome,
-} from './capture.ts'
+} from './sinks/capture-sink.ts'
 import type { CircuitBreaker } from './policy/circuit-breaker.ts'
-import { createDiffLogSink } from './diff-log-sink.ts'
+import { createDiffLogSink } from './sinks/diff-log-sink.ts'
 import { CidrSet } from '../net/cidr.ts'
 import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE, upstreamRequestHeaders } from './policy/forward-headers.ts'
 import { createLiveForwarder, type LiveResult } from './live-forwarder.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { REQUEST_ID_HEADER } from '../net/request-id.ts'
-import { pathAndQueryOf } from '../net/request-target.ts'
+import { pathAndQueryOf, splitTarget } from '../net/request-target.ts'
 import { problemResponse } from '../errors/problem.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 import { RefusalWindow } from './policy/refusal-window.ts'

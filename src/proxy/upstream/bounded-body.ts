@@ -144,7 +144,7 @@ export interface CopyControl {
   reserve?: Reserve
 }
 
-/** How a pass-through ended, for the copy kept (`capture`) or a slot to free. */
+/** How a pass-through ended, for the copy kept for the comparison, or a slot to free. */
 export type StreamEnd =
   | { readonly kind: 'complete'; readonly bytes: Uint8Array }
   | { readonly kind: 'too-large' }

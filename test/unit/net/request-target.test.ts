@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { pathAndQueryOf, pathOf } from '../../../src/net/request-target.ts'
+import { pathAndQueryOf, pathOf, splitTarget } from '../../../src/net/request-target.ts'
 
 describe('request target', () => {
   test.each([
@@ -12,5 +12,16 @@ describe('request target', () => {
   ])('%p has the target %p and the path %p', (url, target, path) => {
     expect(pathAndQueryOf(url)).toBe(target)
     expect(pathOf(url)).toBe(path)
+  })
+})
+
+describe('splitTarget', () => {
+  test.each([
+    ['/a/b?x=1', '/a/b', 'x=1'],
+    ['/a/b', '/a/b', ''],
+    ['/a?', '/a', ''],
+    ['/a?x=1?y', '/a', 'x=1?y'],
+  ])('%p is the path %p and the query %p', (target, path, rawQuery) => {
+    expect(splitTarget(target)).toEqual({ path, rawQuery })
   })
 })

@@ -11,12 +11,12 @@
  * failed side is the rate-limited `comparison failed` warning, with its
  * endpoint and error signature. Nothing is sent anywhere.
  */
-import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions, type PatchOp } from '../diff/index.ts'
-import { EndpointTemplates, endpointOf, signatureOf, type ResponseOutcome, type Signature } from '../insights/index.ts'
-import type { Logger, RateLimitedLogger } from '../log/index.ts'
-import type { GateComparisons } from '../metrics/index.ts'
-import type { Capture, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture.ts'
-import type { ShadowSettings } from './policy/shadow-settings.ts'
+import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions, type PatchOp } from '../../diff/index.ts'
+import { EndpointTemplates, endpointOf, signatureOf, type ResponseOutcome, type Signature } from '../../insights/index.ts'
+import type { Logger, RateLimitedLogger } from '../../log/index.ts'
+import type { GateComparisons } from '../../metrics/index.ts'
+import type { Capture, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
+import type { ShadowSettings } from '../policy/shadow-settings.ts'
 
 export interface DiffLogSinkOptions {
   readonly settings: Pick<ShadowSettings, 'diff' | 'redactedFields' | 'maxBodyBytes' | 'endpoints'>

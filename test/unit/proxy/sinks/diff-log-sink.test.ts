@@ -7,11 +7,11 @@
  */
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { DEFAULT_DIFF_CONFIG, failureCause, processCapture, type DiffConfig } from '../../../src/diff/index.ts'
-import { EndpointTemplates, errorSignature, signatureOf } from '../../../src/insights/index.ts'
-import { createLogger, rateLimited, type LogFormat } from '../../../src/log/index.ts'
-import { createComparisonMetrics, Registry } from '../../../src/metrics/index.ts'
-import { createDiffLogSink, type Capture } from '../../../src/proxy/index.ts'
+import { DEFAULT_DIFF_CONFIG, failureCause, processCapture, type DiffConfig } from '../../../../src/diff/index.ts'
+import { EndpointTemplates, errorSignature, signatureOf } from '../../../../src/insights/index.ts'
+import { createLogger, rateLimited, type LogFormat } from '../../../../src/log/index.ts'
+import { createComparisonMetrics, Registry } from '../../../../src/metrics/index.ts'
+import { createDiffLogSink, type Capture } from '../../../../src/proxy/index.ts'
 
 const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: refused within the last 1000 ms)'
 const ID = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'

@@ -10,12 +10,12 @@
  * and headers again before storage, which changes nothing that is already
  * `[REDACTED]`.
  */
-import type { RateLimitedLogger } from '../log/index.ts'
-import type { HeaderMap } from '../diff/index.ts'
-import type { CounterChild } from '../metrics/index.ts'
+import type { RateLimitedLogger } from '../../log/index.ts'
+import type { HeaderMap } from '../../diff/index.ts'
+import type { CounterChild } from '../../metrics/index.ts'
 import type { ApiClient } from './api-client.ts'
-import { reportCopyBytes } from './policy/byte-budget.ts'
-import type { Capture, CapturedExchange, CaptureSink, SinkOutcome } from './capture.ts'
+import { reportCopyBytes } from '../policy/byte-budget.ts'
+import type { Capture, CapturedExchange, CaptureSink, SinkOutcome } from './capture-sink.ts'
 
 export interface ApiReporterOptions {
   readonly client: ApiClient

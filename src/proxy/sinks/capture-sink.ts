@@ -1,11 +1,12 @@
 /**
- * One shadowed exchange as captured by the proxy: the request as sent
- * upstream and both responses, with the timings SPEC.md's createRequest
- * asks for. Bodies are the exact bytes (compressed stays compressed); the
- * diff decodes its own copy.
+ * What the pipeline hands to a sink (`diff-log-sink.ts`, `api-reporter.ts`)
+ * and what it gets back. A capture is one shadowed exchange: the request
+ * as sent upstream and both responses, with the timings SPEC.md's
+ * createRequest asks for. Bodies are the exact bytes (compressed stays
+ * compressed); the diff decodes its own copy.
  */
-import type { HeaderMap } from '../diff/index.ts'
-import type { ComparisonResult, SkipReason } from '../metrics/index.ts'
+import type { HeaderMap } from '../../diff/index.ts'
+import type { ComparisonResult, SkipReason } from '../../metrics/index.ts'
 
 export interface CapturedExchange {
   /** HTTP status; 0 when the upstream failed (timeout, refused, reset). */
@@ -100,10 +101,4 @@ const encoder = new TextEncoder()
 /** The record of an upstream that gave no response: status 0, no headers, the error as body. */
 export function failedExchange(errorText: string, latencyMs: number, createdAt: Date): CapturedExchange {
   return { status: 0, headers: {}, body: encoder.encode(errorText), latencyMs, createdAt }
-}
-
-/** A capture's `path` and `rawQuery` of a request target: `/a/b?x=1` → `/a/b`, `x=1`. */
-export function splitTarget(target: string): { path: string; rawQuery: string } {
-  const q = target.indexOf('?')
-  return q === -1 ? { path: target, rawQuery: '' } : { path: target.slice(0, q), rawQuery: target.slice(q + 1) }
 }

@@ -5,7 +5,7 @@
  * the circuit breaker (DESIGN.md "Proxy behaviour"). Which answers count
  * against the API is `classifyApiAnswer`'s table (`retry-policy.ts`).
  */
-import { BreakerOpenError, type CircuitBreaker } from './policy/circuit-breaker.ts'
+import { BreakerOpenError, type CircuitBreaker } from '../policy/circuit-breaker.ts'
 import {
   classifyApiAnswer,
   nextRetryDelayMs,
@@ -13,9 +13,9 @@ import {
   retriesExhausted,
   type ApiAnswerKind,
   type RetryPolicy,
-} from './policy/retry-policy.ts'
-import type { UpstreamClient } from './upstream/upstream-client.ts'
-import { TimeoutReason, toUpstreamError, UpstreamError } from './upstream/upstream-error.ts'
+} from '../policy/retry-policy.ts'
+import type { UpstreamClient } from '../upstream/upstream-client.ts'
+import { TimeoutReason, toUpstreamError, UpstreamError } from '../upstream/upstream-error.ts'
 
 export type ApiCallOutcome =
   | { readonly kind: 'ok'; readonly status: number; readonly text: string }

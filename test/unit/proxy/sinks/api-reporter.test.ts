@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { Redaction } from '../../../src/diff/index.ts'
-import { createRequestPayload } from '../../../src/proxy/api-reporter.ts'
-import type { Capture } from '../../../src/proxy/capture.ts'
+import { Redaction } from '../../../../src/diff/index.ts'
+import { createRequestPayload } from '../../../../src/proxy/sinks/api-reporter.ts'
+import type { Capture } from '../../../../src/proxy/sinks/capture-sink.ts'
 
 const at = new Date('2026-11-21T10:00:00.000Z')
 const text = (s: string) => new TextEncoder().encode(s)

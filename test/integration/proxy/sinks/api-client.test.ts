@@ -4,12 +4,12 @@
  * against the real API is in api-mode.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { createApiClient, type ApiClient } from '../../../src/proxy/api-client.ts'
-import { CircuitBreaker } from '../../../src/proxy/policy/circuit-breaker.ts'
-import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
-import type { UpstreamPool } from '../../../src/proxy/upstream/upstream-client.ts'
-import { DEFAULT_HTTP_CLIENT } from '../../../src/proxy/policy/shadow-settings.ts'
-import { freePort } from '../../support/upstreams.ts'
+import { createApiClient, type ApiClient } from '../../../../src/proxy/sinks/api-client.ts'
+import { CircuitBreaker } from '../../../../src/proxy/policy/circuit-breaker.ts'
+import { createUpstreamPool } from '../../../../src/proxy/upstream/upstream-pool.ts'
+import type { UpstreamPool } from '../../../../src/proxy/upstream/upstream-client.ts'
+import { DEFAULT_HTTP_CLIENT } from '../../../../src/proxy/policy/shadow-settings.ts'
+import { freePort } from '../../../support/upstreams.ts'
 
 type Script = Array<number | { status: number; headers?: Record<string, string>; body?: unknown }>
 
