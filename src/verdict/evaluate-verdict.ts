@@ -1,0 +1,105 @@
+import type { VerdictThresholds } from './verdict-thresholds.ts'
+
+/** The three answers, defined once for the API, the command line and their exit codes. */
+export const VERDICTS = ['pass', 'fail', 'inconclusive'] as const
+export type Verdict = (typeof VERDICTS)[number]
+
+/** What the checks measure, in the order they are listed. */
+export const CHECK_NAMES = ['requests', 'diff_rate', 'error_rate', 'latency_ratio'] as const
+export type CheckName = (typeof CHECK_NAMES)[number]
+
+/** The scope of a check over the whole gate; an endpoint's is `METHOD template`. */
+export const GATE_SCOPE = 'gate'
+
+export interface VerdictCheck {
+  readonly name: CheckName
+  /** `gate`, or an endpoint as `GET /v2/products/{id}`. */
+  readonly scope: string
+  readonly value: number
+  readonly threshold: number
+  readonly pass: boolean
+}
+
+/** One endpoint's latencies in the window (approximate p95s, in ms; null without any). */
+export interface EndpointLatency {
+  readonly method: string
+  readonly template: string
+  readonly livePercentile95: number | null
+  readonly shadowPercentile95: number | null
+}
+
+/** The counts a verdict is computed from, for one gate and window. */
+export interface VerdictFacts {
+  /** Captures in the window. */
+  readonly requests: number
+  /** Captures whose comparison found a difference (signature kind `diff`). */
+  readonly diffs: number
+  /** Captures whose shadow failed (status 0). */
+  readonly shadowErrors: number
+  readonly endpoints: readonly EndpointLatency[]
+}
+
+export interface VerdictOutcome {
+  readonly verdict: Verdict
+  readonly checks: readonly VerdictCheck[]
+  readonly requests: number
+}
+
+/**
+ * Latencies under this many milliseconds count as this many in a ratio,
+ * so that a live p95 of 0 (a sub-millisecond endpoint) divides nothing by
+ * zero and two fast sides compare as equals (docs/ci.md "Checks").
+ */
+export const LATENCY_FLOOR_MS = 1
+
+/**
+ * The verdict on a gate's captures (docs/ci.md "Checks"):
+ * - `requests`: at least `min_requests` captures, else the verdict is
+ *   `inconclusive` whatever the other checks say: too few to conclude;
+ * - `diff_rate`: diffs / requests at most `max_diff_rate`;
+ * - `error_rate`: failed shadows / requests at most `max_error_rate`;
+ * - `latency_ratio`, per endpoint with latencies on both sides: shadow
+ *   p95 / live p95 at most `max_latency_ratio`.
+ * Otherwise `fail` when any check fails, `pass` when none does. Rates of
+ * an empty window are 0.
+ */
+export function evaluateVerdict(facts: VerdictFacts, thresholds: VerdictThresholds): VerdictOutcome {
+  const rate = (count: number) => (facts.requests > 0 ? count / facts.requests : 0)
+  const diffRate = rate(facts.diffs)
+  const errorRate = rate(facts.shadowErrors)
+  const checks: VerdictCheck[] = [
+    gateCheck('requests', facts.requests, thresholds.min_requests, facts.requests >= thresholds.min_requests),
+    gateCheck('diff_rate', diffRate, thresholds.max_diff_rate, diffRate <= thresholds.max_diff_rate),
+    gateCheck('error_rate', errorRate, thresholds.max_error_rate, errorRate <= thresholds.max_error_rate),
+  ]
+  const endpoints = [...facts.endpoints].sort((a, b) => compareText(a.template, b.template) || compareText(a.method, b.method))
+  for (const endpoint of endpoints) {
+    const ratio = latencyRatio(endpoint)
+    if (ratio === undefined) continue
+    checks.push({
+      name: 'latency_ratio',
+      scope: `${endpoint.method} ${endpoint.template}`,
+      value: ratio,
+      threshold: thresholds.max_latency_ratio,
+      pass: ratio <= thresholds.max_latency_ratio,
+    })
+  }
+  const verdict: Verdict = !checks[0]!.pass ? 'inconclusive' : checks.every((check) => check.pass) ? 'pass' : 'fail'
+  return { verdict, checks, requests: facts.requests }
+}
+
+/** shadow p95 / live p95, each at least LATENCY_FLOOR_MS; undefined when a side has no latency. */
+export function latencyRatio(endpoint: EndpointLatency): number | undefined {
+  const { livePercentile95: live, shadowPercentile95: shadow } = endpoint
+  if (live === null || shadow === null) return undefined
+  return Math.max(shadow, LATENCY_FLOOR_MS) / Math.max(live, LATENCY_FLOOR_MS)
+}
+
+function gateCheck(name: CheckName, value: number, threshold: number, pass: boolean): VerdictCheck {
+  return { name, scope: GATE_SCOPE, value, threshold, pass }
+}
+
+/** Code-unit order, the same in every locale (the API's `COLLATE "C"`). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}

@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'bun:test'
+import {
+  DEFAULT_THRESHOLDS,
+  evaluateVerdict,
+  type EndpointLatency,
+  type Verdict,
+  type VerdictFacts,
+  type VerdictThresholds,
+} from '../../../src/verdict/index.ts'
+
+const T: VerdictThresholds = { max_diff_rate: 0.05, max_error_rate: 0.02, max_latency_ratio: 1.5, min_requests: 100 }
+
+function facts(requests: number, diffs = 0, shadowErrors = 0, endpoints: EndpointLatency[] = []): VerdictFacts {
+  return { requests, diffs, shadowErrors, endpoints }
+}
+
+function endpoint(method: string, template: string, live: number | null, shadow: number | null): EndpointLatency {
+  return { method, template, livePercentile95: live, shadowPercentile95: shadow }
+}
+
+describe('evaluateVerdict', () => {
+  // [case, facts, verdict, the checks that fail as name@scope]
+  const cases: Array<[string, VerdictFacts, Verdict, string[]]> = [
+    ['a clean window passes', facts(1000), 'pass', []],
+    ['exactly min_requests is enough', facts(100), 'pass', []],
+    ['one capture short of min_requests is inconclusive', facts(99), 'inconclusive', ['requests@gate']],
+    ['an empty window is inconclusive, its rates 0', facts(0), 'inconclusive', ['requests@gate']],
+    ['too few captures stay inconclusive even when a rate fails', facts(10, 10, 10), 'inconclusive', ['requests@gate', 'diff_rate@gate', 'error_rate@gate']],
+    ['a diff rate at the threshold passes', facts(1000, 50), 'pass', []],
+    ['a diff rate above the threshold fails', facts(1000, 51), 'fail', ['diff_rate@gate']],
+    ['an error rate at the threshold passes', facts(1000, 0, 20), 'pass', []],
+    ['an error rate above the threshold fails', facts(1000, 0, 21), 'fail', ['error_rate@gate']],
+    ['both rates above fail both', facts(1000, 100, 100), 'fail', ['diff_rate@gate', 'error_rate@gate']],
+    [
+      'an endpoint slower than the ratio fails on its own scope',
+      facts(1000, 0, 0, [endpoint('GET', '/a', 100, 150), endpoint('GET', '/b', 100, 151)]),
+      'fail',
+      ['latency_ratio@GET /b'],
+    ],
+    ['a faster shadow passes', facts(1000, 0, 0, [endpoint('GET', '/a', 100, 20)]), 'pass', []],
+    ['two sub-millisecond sides compare as equals', facts(1000, 0, 0, [endpoint('GET', '/a', 0, 0)]), 'pass', []],
+    ['a 0 ms live against a 2 ms shadow is a ratio of 2', facts(1000, 0, 0, [endpoint('GET', '/a', 0, 2)]), 'fail', ['latency_ratio@GET /a']],
+    ['an endpoint without shadow latencies is not checked', facts(1000, 0, 0, [endpoint('GET', '/a', 10, null)]), 'pass', []],
+    ['an endpoint without live latencies is not checked', facts(1000, 0, 0, [endpoint('POST', '/a', null, 900)]), 'pass', []],
+  ]
+
+  test.each(cases)('%s', (_name, input, verdict, failing) => {
+    const outcome = evaluateVerdict(input, T)
+    expect(outcome.verdict).toBe(verdict)
+    expect(outcome.requests).toBe(input.requests)
+    expect(outcome.checks.filter((c) => !c.pass).map((c) => `${c.name}@${c.scope}`)).toEqual(failing)
+  })
+
+  test('lists the gate checks first, then one latency check per endpoint in template and method order', () => {
+    const outcome = evaluateVerdict(
+      facts(400, 8, 2, [endpoint('POST', '/b', 10, 10), endpoint('GET', '/b', 10, 30), endpoint('GET', '/a', 8, 10)]),
+      T,
+    )
+    expect(outcome.checks).toEqual([
+      { name: 'requests', scope: 'gate', value: 400, threshold: 100, pass: true },
+      { name: 'diff_rate', scope: 'gate', value: 0.02, threshold: 0.05, pass: true },
+      { name: 'error_rate', scope: 'gate', value: 0.005, threshold: 0.02, pass: true },
+      { name: 'latency_ratio', scope: 'GET /a', value: 1.25, threshold: 1.5, pass: true },
+      { name: 'latency_ratio', scope: 'GET /b', value: 3, threshold: 1.5, pass: false },
+      { name: 'latency_ratio', scope: 'POST /b', value: 1, threshold: 1.5, pass: true },
+    ])
+    expect(outcome.verdict).toBe('fail')
+  })
+
+  test('the built-in defaults conclude at 100 captures with 1 % of diffs and errors', () => {
+    expect(evaluateVerdict(facts(100, 1, 1), DEFAULT_THRESHOLDS).verdict).toBe('pass')
+    expect(evaluateVerdict(facts(100, 2), DEFAULT_THRESHOLDS).verdict).toBe('fail')
+    expect(evaluateVerdict(facts(99), DEFAULT_THRESHOLDS).verdict).toBe('inconclusive')
+  })
+})
