@@ -8,6 +8,7 @@ import { loadApiConfig } from '../../../src/config/api-config.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { migrate } from '../../../src/store/migrator.ts'
 import { waitFor } from '../../support/upstreams.ts'
+import { REQUIRED_SCHEMA_VERSION } from '../../../src/store/schema-version.ts'
 
 describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
   let t: TestApi
@@ -176,10 +177,10 @@ describe.each(BACKENDS)('readiness follows the schema on %s', (backend) => {
     const api = await createApi(config, { logger, database: database.db, hostname: '127.0.0.1' })
     try {
       const said = await waitFor(() => logs.find((line) => line.includes('database not ready')), 5000, 'the startup line')
-      expect(said).toContain('schema version 0, this build needs 2: run `bun run migrate`')
+      expect(said).toContain(`schema version 0, this build needs ${REQUIRED_SCHEMA_VERSION}: run \`bun run migrate\``)
       const before = await fetch(api.url + '/health/ready')
       expect(before.status).toBe(503)
-      expect(((await before.json()) as { schema: string }).schema).toBe('schema version 0, this build needs 2: run `bun run migrate`')
+      expect(((await before.json()) as { schema: string }).schema).toBe(`schema version 0, this build needs ${REQUIRED_SCHEMA_VERSION}: run \`bun run migrate\``)
       await migrate(database.db.sql)
       // The 503 is reused for a second (README "Decisions", readiness).
       await waitFor(async () => ((await fetch(api.url + '/health/ready')).status === 200 ? true : undefined), 5000, 'readiness after the migration')
