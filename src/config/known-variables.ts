@@ -5,6 +5,8 @@ import { PROXY_VARIABLES } from './proxy-config.ts'
 import type { Environment } from './environment.ts'
 
 const KNOWN = new Set([...API_VARIABLES, ...HUB_VARIABLES, ...MIGRATE_VARIABLES, ...PROXY_VARIABLES])
+/** Every variable some component reads (docs/reference/configuration.md lists each). */
+export const KNOWN_VARIABLES: ReadonlySet<string> = KNOWN
 
 export interface UnknownVariable {
   readonly variable: string
