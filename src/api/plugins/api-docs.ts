@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { dirname, join } from 'node:path'
 import { NotFoundError } from '../../errors/app-error.ts'
 import { refineApiDescription, type RefineOptions } from '../openapi-refinements.ts'
+import { FAVICON_PATH } from '../public-paths.ts'
 
 /** Swagger UI's own files, from the pinned swagger-ui-dist package. */
 const SWAGGER_DIST = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
@@ -10,6 +11,9 @@ const ASSETS = new Map([
   ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
   ['swagger-ui.css', 'text/css; charset=utf-8'],
 ])
+
+/** swagger-ui-dist's icon: a PNG, which browsers take under any name. */
+const FAVICON = Bun.file(join(SWAGGER_DIST, 'favicon-32x32.png'))
 
 /**
  * Absolute, as the assets are: the page is also served at /swagger/, where
@@ -42,6 +46,13 @@ export function apiDocs(options: RefineOptions = {}) {
       },
       { detail: { hide: true } },
     )
+    // Asked for by the browser on the docs' page, without the key: a 401
+    // there would be the page's one console error.
+    .get(
+      FAVICON_PATH,
+      () => new Response(FAVICON, { headers: { 'content-type': 'image/png', 'cache-control': 'public, max-age=86400' } }),
+      { detail: { hide: true } },
+    )
     .onAfterHandle(({ path, response }) => (path === SPEC_PATH ? refineApiDescription(response, options) : undefined))
     .use(
       openapi({
@@ -61,6 +72,9 @@ export function apiDocs(options: RefineOptions = {}) {
             securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
           },
           security: [{ bearerAuth: [] }],
+          // Relative: the API is wherever this description was fetched
+          // from, so "Try it out" works behind any host name.
+          servers: [{ url: '/', description: 'This API' }],
         },
         mapJsonSchema: {
           arktype: (schema: { toJsonSchema: (options: unknown) => unknown }) =>
