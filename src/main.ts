@@ -13,6 +13,8 @@ const COMPONENTS = {
   hub: () => import('./hub-server/start-hub.ts').then((m) => m.startHub),
   migrate: () => import('./store/run-migrate.ts').then((m) => m.runMigrate),
   demo: () => import('./demo/start-demo.ts').then((m) => m.startDemo),
+  // Command-line tools for pipelines (docs/ci.md): they print their own errors and exit 2.
+  verdict: () => import('./cli/run-verdict.ts').then((m) => m.runVerdict),
 } as const
 type Component = keyof typeof COMPONENTS
 

@@ -54,7 +54,7 @@ export const portField = integerField(1, 65535)
  * A decimal number as operators write one (`0.25`, `1e-3`); Number() alone
  * would also take `0x1`, `0b1` or `Infinity`.
  */
-function decimal(text: string): number {
+export function decimal(text: string): number {
   return /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text.trim()) ? Number(text) : NaN
 }
 

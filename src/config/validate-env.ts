@@ -3,7 +3,7 @@ import { ConfigError } from './config-error.ts'
 import type { Environment } from './environment.ts'
 
 /** Variables whose values are never echoed in an error line. */
-const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY'])
+const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY', '--api-key'])
 
 /**
  * Runs a component's schema over its variables (`order`, in table order)

@@ -1,0 +1,54 @@
+import { describe, expect, test } from 'bun:test'
+import { formatMeasure, verdictTable } from '../../../src/cli/verdict-table.ts'
+
+describe('verdictTable', () => {
+  test('a headline, then aligned rows with failed checks in capitals', () => {
+    const text = verdictTable(
+      {
+        verdict: 'fail',
+        requests: 1234,
+        window: { from: '2026-11-26T10:00:00.000Z', to: '2026-11-26T11:00:00.000Z' },
+        checks: [
+          { name: 'requests', scope: 'gate', value: 1234, threshold: 100, pass: true },
+          { name: 'diff_rate', scope: 'gate', value: 0.021, threshold: 0.01, pass: false },
+          { name: 'latency_ratio', scope: 'GET /v2/products/{id}', value: 1.125, threshold: 1.5, pass: true },
+        ],
+      },
+      'g1',
+    )
+    expect(text).toBe(
+      [
+        'verdict: FAIL  gate g1  1234 requests from 2026-11-26T10:00:00.000Z to 2026-11-26T11:00:00.000Z',
+        '',
+        'CHECK          SCOPE                  VALUE   THRESHOLD  RESULT',
+        'requests       gate                   1234    >= 100     pass',
+        'diff_rate      gate                   2.10 %  <= 1.00 %  FAIL',
+        'latency_ratio  GET /v2/products/{id}  1.13    <= 1.50    pass',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  test('an inconclusive verdict says why', () => {
+    const text = verdictTable(
+      {
+        verdict: 'inconclusive',
+        requests: 3,
+        window: { from: 'a', to: 'b' },
+        checks: [{ name: 'requests', scope: 'gate', value: 3, threshold: 100, pass: false }],
+      },
+      'g1',
+    )
+    expect(text).toContain('too few requests to conclude: 3 in the window, min_requests is 100')
+  })
+
+  test.each([
+    ['diff_rate', 0, '0.00 %'],
+    ['diff_rate', 0.00001, '<0.01 %'],
+    ['error_rate', 1, '100.00 %'],
+    ['latency_ratio', 2, '2.00'],
+    ['requests', 100, '100'],
+  ] as const)('%s %p reads %p', (name, value, text) => {
+    expect(formatMeasure(name, value)).toBe(text)
+  })
+})
