@@ -3,6 +3,7 @@ import type { Logger } from '../log/index.ts'
 import type { ComparisonMetrics, Registry } from '../metrics/index.ts'
 import type { Database } from '../store/database.ts'
 import type { GateStore } from '../store/gate-store.ts'
+import type { InsightsStore } from '../store/insights-store.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
@@ -16,6 +17,8 @@ export interface ApiContext {
   readonly db: Database
   readonly gates: GateStore
   readonly requests: RequestStore
+  /** The insight reads: endpoints, signatures, fields. */
+  readonly insights: InsightsStore
   readonly stats: StatsStore
   /** Gate settings for ingest, reused for a second. */
   readonly gateSettings: GateSettingsCache

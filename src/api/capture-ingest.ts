@@ -1,6 +1,8 @@
 import type { Comparison, PatchOp } from '../diff/index.ts'
 import { ensureCompiled, processCapture } from '../diff/index.ts'
 import { NotFoundError } from '../errors/app-error.ts'
+import { EndpointTemplates } from '../insights/index.ts'
+import type { GateSettings } from '../store/rows.ts'
 import { isRowRefusal } from '../store/sql-errors.ts'
 import type { ApiContext } from './api-context.ts'
 import { checkCaptureLimits } from './capture-limits.ts'
@@ -65,12 +67,30 @@ export async function ingestCapture(ctx: ApiContext, gateId: string, body: Creat
       shadow_response: responseRow(body.shadow_response, processed.shadow),
       has_diff: comparison.kind !== 'match',
       diff: ops,
+      template: templatesOf(settings).templateOf(body.path),
     })
   } catch (error) {
     throw isRowRefusal(error) ? new CaptureRejectedError(error) : error
   }
   if (stored.created) ctx.comparisons.forGate(gateId).record(comparison.kind, ops.length)
   return stored.summary
+}
+
+/** Each gate's explicit templates, parsed once per settings object the cache hands out. */
+const parsedTemplates = new WeakMap<GateSettings, EndpointTemplates>()
+
+function templatesOf(settings: GateSettings): EndpointTemplates {
+  let templates = parsedTemplates.get(settings)
+  if (templates === undefined) {
+    try {
+      templates = EndpointTemplates.parse(settings.endpoints)
+    } catch {
+      // Checked when written (updateGate); a list that no longer parses must not fail every capture.
+      templates = EndpointTemplates.NONE
+    }
+    parsedTemplates.set(settings, templates)
+  }
+  return templates
 }
 
 function decode(base64: string): Uint8Array {

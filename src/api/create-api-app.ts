@@ -12,6 +12,7 @@ import { RouteTable } from './route-table.ts'
 import { configRoutes } from './routes/config-routes.ts'
 import { gateRoutes } from './routes/gate-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
+import { insightRoutes } from './routes/insight-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
 
 /**
@@ -53,6 +54,7 @@ export function createApiApp(ctx: ApiContext) {
     .use(configRoutes(ctx))
     .use(gateRoutes(ctx))
     .use(requestRoutes(ctx))
+    .use(insightRoutes(ctx))
   for (const route of built.routes) {
     // The CORS plugin answers OPTIONS on `/` and `/*`: a catch-all, not a
     // route. In the table it would make every unknown path a 405, not a 404.

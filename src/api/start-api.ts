@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../log/index.ts'
 import { createComparisonMetrics, createHttpServerMetrics, registerProcessMetrics, Registry } from '../metrics/index.ts'
 import { openDatabase, type Database } from '../store/database.ts'
 import { createGateStore } from '../store/gate-store.ts'
+import { createInsightsStore } from '../store/insights-store.ts'
 import { createRequestStore } from '../store/request-store.ts'
 import { createStatsStore } from '../store/stats-store.ts'
 import type { ApiContext } from './api-context.ts'
@@ -66,7 +67,14 @@ export async function createApi(
     gates,
     gateSettings: new GateSettingsCache(gates),
     ingestBacklog: new IngestBacklog(config.database.maxConns * CAPTURES_PER_CONNECTION),
-    requests: createRequestStore(db.sql, { durableCaptures: config.database.durableCaptures }),
+    requests: createRequestStore(db.sql, {
+      durableCaptures: config.database.durableCaptures,
+      insights: {
+        onCapReached: ({ gateId, what }) =>
+          logger.warn(`the gate has reached its ${what} cap; new ${what}s count as (other) (docs/insights.md "Caps")`, { gate: gateId }),
+      },
+    }),
+    insights: createInsightsStore(db.sql),
     stats: createStatsStore(db.sql),
     registry,
     comparisons,

@@ -1,6 +1,7 @@
 import type postgres from 'postgres'
 import { parseDuration } from '../config/duration.ts'
 import { COMPACT_AFTER_MS, foldShards } from './compact-rollups.ts'
+import { dropEmptyInsightRows, insightDeleteSteps } from './insight-rollups.ts'
 import { inTransaction } from './reserved-transaction.ts'
 import { toNumber } from './rows.ts'
 
@@ -139,6 +140,7 @@ async function cleanGate(
   }
   // A rollup row that sums to nothing carries nothing: dropping it never changes a sum.
   await conn`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
+  await dropEmptyInsightRows(conn, gate.id)
   await foldPathRollups(conn, gate.id)
   return deleted
 }
@@ -201,7 +203,8 @@ async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: D
       ),
       del AS (
         DELETE FROM requests r USING victims v WHERE r.id = v.id
-        RETURNING r.created_at, r.method, r.path, r.has_diff
+        RETURNING r.created_at, r.method, r.path, r.has_diff,
+          r.gate_id, r.id, r.template, r.signature_id, r.live_latency_ms, r.shadow_latency_ms
       ),
       rollup AS (
         INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)
@@ -225,10 +228,11 @@ async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: D
               diff_count = p.diff_count + excluded.diff_count
         RETURNING 1
       ),
+      ${insightDeleteSteps(conn, 'del', 'path_rollup')},
       counter AS (
         INSERT INTO gate_counters AS c (gate_id, shard, request_count)
         SELECT ${gateId}::uuid, 0, -(SELECT count(*) FROM del)
-        WHERE (SELECT count(*) FROM path_rollup) > 0
+        WHERE (SELECT count(*) FROM path_rollup) > 0 AND (SELECT count(*) FROM signature_rollup) >= 0
         ON CONFLICT (gate_id, shard) DO UPDATE SET request_count = c.request_count + excluded.request_count
       )
       SELECT count(*) AS deleted FROM del`

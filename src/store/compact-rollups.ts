@@ -1,4 +1,5 @@
 import type postgres from 'postgres'
+import { foldInsightShards } from './fold-insight-shards.ts'
 import { inTransaction } from './reserved-transaction.ts'
 import { toNumber } from './rows.ts'
 
@@ -12,7 +13,8 @@ export const COMPACT_AFTER_MS = 5 * 60_000
  * are unchanged at every instant (one statement per gate). Must run under
  * the cleanup's advisory lock (see runCleanup / compactRollups in
  * cleanup.ts): two folds or a fold and a cleanup batch would take shard-0
- * rows in different orders. Returns the number of shard rows folded.
+ * rows in different orders. The insight rollups are folded too
+ * (fold-insight-shards.ts). Returns the number of shard rows folded.
  */
 export async function foldShards(conn: postgres.ReservedSql, before: Date): Promise<number> {
   const gates = await conn<{ gate_id: string }[]>`
@@ -41,5 +43,5 @@ export async function foldShards(conn: postgres.ReservedSql, before: Date): Prom
       return toNumber(row?.folded)
     })
   }
-  return folded
+  return folded + (await foldInsightShards(conn, before))
 }

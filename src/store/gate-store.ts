@@ -34,6 +34,8 @@ export interface GateUpdate {
   diff_config?: DiffConfig
   redacted_fields?: string[]
   retention?: string | null
+  /** Explicit endpoint templates, already checked (src/insights/endpoint-templates.ts). */
+  endpoints?: string[]
 }
 
 export interface GateStore {
@@ -58,6 +60,7 @@ interface GateRow extends GateStatsColumns {
   diff_config: DiffConfig
   redacted_fields: string[]
   retention: string
+  endpoints: string[]
   created_at: Date
 }
 
@@ -67,7 +70,7 @@ const CONSTRAINT_MESSAGES: Record<string, string> = {
 }
 
 export function createGateStore(sql: postgres.Sql): GateStore {
-  const columns = sql`id, name, live_url, shadow_url, diff_config, redacted_fields, retention, created_at`
+  const columns = sql`id, name, live_url, shadow_url, diff_config, redacted_fields, retention, endpoints, created_at`
 
   function orderBy(alias: string, sort: GateSortKey, order: SortOrder) {
     const column = sql(`${alias}.${sort}`)
@@ -113,7 +116,7 @@ export function createGateStore(sql: postgres.Sql): GateStore {
     async settings(id) {
       if (!isUuid(id)) return undefined
       const [row] = await sql<GateSettings[]>`
-        SELECT id, diff_config, redacted_fields, retention FROM gates WHERE id = ${id}`
+        SELECT id, diff_config, redacted_fields, retention, endpoints FROM gates WHERE id = ${id}`
       return row
     },
 
@@ -139,6 +142,7 @@ export function createGateStore(sql: postgres.Sql): GateStore {
           ? undefined
           : sql`redacted_fields = ${jsonb(sql, input.redacted_fields)}`,
         input.retention === undefined ? undefined : sql`retention = ${(input.retention ?? '').trim()}`,
+        input.endpoints === undefined ? undefined : sql`endpoints = ${jsonb(sql, input.endpoints)}`,
       ].filter((set) => set !== undefined)
       if (sets.length === 0) return get(id)
       const assignments = sets.reduce((all, set) => sql`${all}, ${set}`)
@@ -171,6 +175,7 @@ function toGate(row: GateRow): Gate {
     diff_config: row.diff_config,
     redacted_fields: row.redacted_fields,
     retention: row.retention,
+    endpoints: row.endpoints,
     created_at: isoString(row.created_at),
     stats: toGateStats(row),
   }

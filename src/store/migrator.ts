@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import type postgres from 'postgres'
 import { openDatabase } from './database.ts'
 import { MigrationError } from './errors.ts'
+import { backfillInsights } from './insight-backfill.ts'
 import { inTransaction } from './reserved-transaction.ts'
 
 /** Where the service's migrations live: `sql/` at the repository root. */
@@ -35,6 +36,9 @@ export interface MigrationFile {
 
 const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/
 
+/** The migration that adds requests.template, after which the migrator backfills it (insight-backfill.ts). */
+const INSIGHTS_MIGRATION = '0004_insights'
+
 /** Lists `NNNN_name.sql` in version order; any other `.sql` name or a repeated version is an error. */
 export function listMigrations(dir: string): MigrationFile[] {
   const files: MigrationFile[] = []
@@ -59,7 +63,9 @@ export function listMigrations(dir: string): MigrationFile[] {
  * its record, so that a failed migration leaves nothing behind. Holds a
  * session advisory lock on one connection meanwhile; every migration also
  * re-checks its record inside its transaction, which keeps it exactly-once
- * where the lock cannot exclude (PGlite has a single session). Forward-only:
+ * where the lock cannot exclude (PGlite has a single session). Then the
+ * captures without an endpoint template get one, in resumable batches
+ * (backfillInsights). Forward-only:
  * a recorded version whose file name changed is an error. Returns the names
  * applied, in order (empty when the schema is up to date).
  */
@@ -89,6 +95,9 @@ export async function migrate(sql: postgres.Sql, options: MigrateOptions = {}): 
     conn.release()
   }
   if (applied.length === 0) options.log?.info('schema up to date', { migrations: files.length })
+  // What the SQL files cannot compute: captures stored without an endpoint template. Outside
+  // the lock (a pool of one must have its connection back); two at once only repeat work.
+  if (files.some((file) => file.name === INSIGHTS_MIGRATION)) await backfillInsights(sql, { log: options.log })
   return applied
 }
 

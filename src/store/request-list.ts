@@ -1,4 +1,5 @@
 import type postgres from 'postgres'
+import { countByInsight, insightRowFilters, type InsightListFilter } from './insight-list-filter.ts'
 import { pathCondition, resolvePathMatch, type PathMatch } from './path-match.ts'
 import { isoString, toNumber, type Page, type RequestSummary, type SortOrder } from './rows.ts'
 
@@ -7,7 +8,7 @@ export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const
 export type RequestSortKey = (typeof REQUEST_SORT_KEYS)[number]
 
 /** listRequests (SPEC.md); the filters combine with AND. */
-export interface RequestListQuery {
+export interface RequestListQuery extends InsightListFilter {
   limit: number
   offset: number
   /** Any of these methods, compared exactly (the API upper-cases them). */
@@ -35,13 +36,16 @@ export interface SummaryRow {
   shadow_status: number
   shadow_latency_ms: string
   has_diff: boolean
+  template: string | null
+  signature_id: string | null
 }
 
 type Sql = postgres.Sql
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 export function summaryColumns(sql: Sql): Fragment {
-  return sql`id, method, path, raw_query, created_at, live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff`
+  return sql`id, method, path, raw_query, created_at, live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff,
+    template, signature_id`
 }
 
 /**
@@ -78,7 +82,7 @@ export async function listRequests(sql: Sql, gateId: string, query: RequestListQ
 async function countRequests(sql: Sql, gateId: string, query: RequestListQuery, path: PathMatch | undefined): Promise<number> {
   const methods = query.method?.length ? query.method : undefined
   const unfiltered = methods === undefined && path === undefined && query.from === undefined &&
-    query.to === undefined && query.has_diff === undefined
+    query.to === undefined && query.has_diff === undefined && query.signature === undefined && query.template === undefined
   if (unfiltered) {
     const [row] = await sql<{ total: string }[]>`
       SELECT sum(request_count) AS total FROM gate_counters WHERE gate_id = ${gateId}`
@@ -90,8 +94,13 @@ async function countRequests(sql: Sql, gateId: string, query: RequestListQuery, 
       : query.has_diff
         ? sql`r.diff_count`
         : sql`r.request_count - r.diff_count`
+  if (path === undefined && (query.signature !== undefined || query.template !== undefined)) {
+    const rawFilters = rowFilters(sql, { ...query, method: methods, from: undefined, to: undefined }, undefined)
+    return countByInsight(sql, gateId, { ...query, method: methods }, rawFilters, rangeBounds(sql, query.from, query.to))
+  }
   if (path !== undefined) {
-    if (query.from !== undefined || query.to !== undefined) {
+    const insightFiltered = query.signature !== undefined || query.template !== undefined
+    if (query.from !== undefined || query.to !== undefined || insightFiltered) {
       const [row] = await sql<{ total: string }[]>`
         SELECT count(*) AS total FROM requests WHERE gate_id = ${gateId} ${rowFilters(sql, query, path)}`
       return toNumber(row?.total)
@@ -158,7 +167,8 @@ function rowFilters(sql: Sql, query: Partial<RequestListQuery>, path: PathMatch 
     ${path === undefined ? sql`` : pathCondition(sql, path, query.sort === 'path')}
     ${query.from === undefined ? sql`` : sql`AND created_at >= ${query.from}`}
     ${query.to === undefined ? sql`` : sql`AND created_at <= ${query.to}`}
-    ${query.has_diff === undefined ? sql`` : query.has_diff ? sql`AND has_diff` : sql`AND NOT has_diff`}`
+    ${query.has_diff === undefined ? sql`` : query.has_diff ? sql`AND has_diff` : sql`AND NOT has_diff`}
+    ${insightRowFilters(sql, query)}`
 }
 
 /** The sort key expressions match the indexes; `path` sorts by its first 512 characters (then id). */
@@ -177,5 +187,7 @@ export function toSummary(row: SummaryRow): RequestSummary {
     live_response: { status_code: row.live_status, latency_ms: toNumber(row.live_latency_ms) },
     shadow_response: { status_code: row.shadow_status, latency_ms: toNumber(row.shadow_latency_ms) },
     has_diff: row.has_diff,
+    template: row.template,
+    signature_id: row.signature_id,
   }
 }

@@ -16,6 +16,9 @@ import {
 import { isUuid } from '../net/request-id.ts'
 import { dataException, SQLSTATE, sqlState } from './sql-errors.ts'
 import { createInsertBatcher, type Outcome } from './insert-batcher.ts'
+import { captureInsight, type CaptureInsight } from './capture-insight.ts'
+import { createInsightCatalog, type InsightCatalogOptions } from './insight-catalog.ts'
+import { insightRollupSteps } from './insight-rollups.ts'
 import { captureDigest } from './capture-digest.ts'
 
 export { REQUEST_SORT_KEYS, type RequestListQuery, type RequestSortKey } from './request-list.ts'
@@ -61,6 +64,8 @@ export interface RequestStoreOptions {
   maxWaitMs?: number
   /** Capture inserts wait for their WAL flush (SVC_APP_DATABASE_DURABLE_CAPTURES). @default false */
   durableCaptures?: boolean
+  /** The template and signature caps and their report (insight-catalog.ts). */
+  insights?: InsightCatalogOptions
 }
 
 type InsertResult = { summary: RequestSummary; created: boolean }
@@ -69,10 +74,13 @@ interface QueuedInsert {
   capture: CaptureInput
   /** captureDigest(capture), stored with it. */
   digest: Uint8Array
+  /** Its endpoint template and signature, admitted by the gate's caps. */
+  insight: CaptureInsight
 }
 
 export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptions = {}): RequestStore {
   const synchronousCommit = options.durableCaptures ? 'on' : 'off'
+  const catalog = createInsightCatalog(sql, options.insights)
   async function stored(gateId: string, id: string, digest: Uint8Array) {
     const [row] = await sql<(SummaryRow & { gate_id: string; content_hash: Uint8Array | null })[]>`
       SELECT r.gate_id, ${summaryColumns(sql)}, p.content_hash
@@ -151,7 +159,8 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
     async insert(gateId, capture) {
       if (!isUuid(gateId)) throw new NotFoundError(`no gate with id ${gateId}`)
       if (!isUuid(capture.id)) throw new InvalidBodyError('id must be a UUID', 'id')
-      return batcher.add({ gateId, capture, digest: captureDigest(capture) })
+      const insight = await captureInsight(catalog, gateId, capture)
+      return batcher.add({ gateId, capture, digest: captureDigest(capture), insight })
     },
 
     list: (gateId, query) => (isUuid(gateId) ? listRequests(sql, gateId, query) : Promise.resolve({ items: [], total: 0 })),
@@ -193,9 +202,10 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
  */
 function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], synchronousCommit: 'on' | 'off') {
   const values = items
-    .map(({ gateId, capture: c, digest }) => {
+    .map(({ gateId, capture: c, digest, insight }) => {
       const live = c.live_response
       const shadow = c.shadow_response
+      const signature = insight.signature
       return sql`(${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
         ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
         ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean,
@@ -204,7 +214,7 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
         ${timestamp(live.created_at)}::text::timestamptz,
         ${shadow.id}::uuid, ${jsonb(sql, storableJson(shadow.headers))}::jsonb, ${shadow.body}::bytea,
         ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb,
-        ${digest}::bytea)`
+        ${digest}::bytea, ${insight.template}::text, ${signature?.id ?? null}::text, ${signature?.kind ?? null}::text)`
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`
@@ -212,12 +222,13 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
     v (id, gate_id, method, path, raw_query, created_at, live_status, live_latency_ms,
       shadow_status, shadow_latency_ms, has_diff, headers, body,
       live_response_id, live_headers, live_body, live_created_at,
-      shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash) AS (VALUES ${values}),
+      shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash,
+      template, signature_id, kind) AS (VALUES ${values}),
     ins AS (
       INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
-        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff)
+        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff, template, signature_id)
       SELECT v.id, v.gate_id, v.method, v.path, v.raw_query, v.created_at,
-        v.live_status, v.live_latency_ms, v.shadow_status, v.shadow_latency_ms, v.has_diff
+        v.live_status, v.live_latency_ms, v.shadow_status, v.shadow_latency_ms, v.has_diff, v.template, v.signature_id
       FROM v, cfg
       ORDER BY v.id
       ON CONFLICT (id) DO NOTHING
@@ -257,13 +268,16 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
           diff_count = p.diff_count + excluded.diff_count
       RETURNING p.gate_id
     ),
+    inserted AS (SELECT ins.*, v.kind FROM ins JOIN v ON v.id = ins.id),
+    -- endpoint, then signature rollups (docs/storage.md "Insight rollups"), after every path rollup row
+    ${insightRollupSteps(sql, 'inserted', { sign: 1, shard: 'ingest', after: 'path_rollup' })},
     counter AS (
-      -- after every path rollup row, likewise
+      -- after every signature rollup row, likewise
       INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
       SELECT g.gate_id, ingest_shard(), g.n, g.last_active
       FROM (SELECT gate_id, count(*) AS n, max(created_at) AS last_active FROM ins GROUP BY gate_id) g,
-        (SELECT count(*) AS n FROM path_rollup) done
-      WHERE done.n > 0
+        (SELECT count(*) AS n FROM path_rollup) done, (SELECT count(*) AS n FROM signature_rollup) insights
+      WHERE done.n > 0 AND insights.n >= 0
       ORDER BY g.gate_id
       ON CONFLICT (gate_id, shard) DO UPDATE
         SET request_count = c.request_count + excluded.request_count,
@@ -312,5 +326,7 @@ function toDetail(row: DetailRow): RequestDetail {
       created_at: isoString(row.shadow_created_at),
     },
     diff: { content: row.diff },
+    template: row.template,
+    signature_id: row.signature_id,
   }
 }

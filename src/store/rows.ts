@@ -34,6 +34,8 @@ export interface Gate {
   redacted_fields: string[]
   /** Go duration as the user gave it; '' = the global retention floor. */
   retention: string
+  /** Explicit endpoint templates, in order: the first that matches a path names its endpoint. */
+  endpoints: string[]
   created_at: string
   stats: GateStats
 }
@@ -44,6 +46,8 @@ export interface GateSettings {
   diff_config: DiffConfig
   redacted_fields: string[]
   retention: string
+  /** Explicit endpoint templates (docs/insights.md "Explicit templates"). */
+  endpoints: string[]
 }
 
 /** SPEC.md "ResponseSummary". */
@@ -62,6 +66,10 @@ export interface RequestSummary {
   live_response: ResponseSummary
   shadow_response: ResponseSummary
   has_diff: boolean
+  /** The capture's endpoint template (docs/insights.md); null only for a capture stored before insights and not yet backfilled. */
+  template: string | null
+  /** The id of its diff signature; null without a diff. */
+  signature_id: string | null
 }
 
 /** SPEC.md "ResponsePayload", with the body as bytes. */
@@ -86,6 +94,9 @@ export interface RequestDetail {
   live_response: StoredResponse
   shadow_response: StoredResponse
   diff: { content: PatchOp[] }
+  /** As in RequestSummary. */
+  template: string | null
+  signature_id: string | null
 }
 
 /** A response as ingest hands it to the store. */
@@ -115,6 +126,11 @@ export interface CaptureInput {
   has_diff: boolean
   /** The diff's operations; empty when there is none. */
   diff: PatchOp[]
+  /**
+   * The route template of `path` by the gate's explicit templates
+   * (docs/insights.md); the store applies the automatic rule when absent.
+   */
+  template?: string
 }
 
 /** A page of a list, and how many items match in all. */

@@ -41,7 +41,8 @@ export function requestRoutes(ctx: ApiContext) {
           description:
             '`method`: a comma-separated list (or the parameter repeated), any of them. `path`: a case-sensitive ' +
             'substring of the path, not anchored; `*` stands for any sequence (`/api/orders` also matches ' +
-            '`/api/orders/7`). `from`/`to`: RFC 3339, inclusive. `has_diff`: true or false.',
+            '`/api/orders/7`). `from`/`to`: RFC 3339, inclusive. `has_diff`: true or false. `signature`: a ' +
+            'signature id (listSignatures), the captures counted under it. `template`: an endpoint template, exactly.',
           tags: ['Requests'],
         },
       },

@@ -1,5 +1,6 @@
 import { type } from 'arktype'
 import { fieldPathProblem } from '../../diff/index.ts'
+import { endpointTemplatesProblem, MAX_ENDPOINT_TEMPLATES } from '../../insights/index.ts'
 import { durationString, httpUrl, integerQuery, sortOrder, storableText } from './fields.ts'
 import { paginationMeta } from './common.ts'
 
@@ -32,6 +33,17 @@ const fieldPaths = type('string[]').narrow((paths, ctx) => {
  */
 const floatTolerance = type('number').narrow((n, ctx) => (Number.isFinite(n) && n >= 0 ? true : ctx.mustBe('a finite number of at least 0')))
 
+/**
+ * Explicit endpoint templates (docs/insights.md "Explicit templates"),
+ * checked when written: the problem names the template that is wrong.
+ */
+const endpointTemplates = type('string[]').narrow((templates, ctx) => {
+  const problem = endpointTemplatesProblem(templates)
+  return problem === undefined
+    ? true
+    : ctx.mustBe(`at most ${MAX_ENDPOINT_TEMPLATES} distinct templates such as /v2/products/{sku}/price or /static/* (${problem})`)
+})
+
 /** updateGate's diff_config: all four fields required. */
 const diffConfigBody = type({
   ignored_fields: fieldPaths,
@@ -56,6 +68,7 @@ export const gate = type({
   diff_config: diffConfig,
   redacted_fields: 'string[]',
   retention: 'string',
+  endpoints: 'string[]',
   created_at: 'string',
   stats: gateStats,
 })
@@ -76,6 +89,7 @@ export const updateGateBody = type({
   'diff_config?': diffConfigBody,
   'redacted_fields?': fieldPaths,
   'retention?': durationString.or('null').or("''"),
+  'endpoints?': endpointTemplates,
   '+': 'reject',
 })
 

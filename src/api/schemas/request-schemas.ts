@@ -1,5 +1,6 @@
 import { type } from 'arktype'
 import { paginationMeta } from './common.ts'
+import { signatureIdQuery } from './insight-schemas.ts'
 import {
   base64String,
   booleanQuery,
@@ -98,6 +99,10 @@ export const requestSummary = type({
   live_response: responseSummary,
   shadow_response: responseSummary,
   has_diff: 'boolean',
+  /** The endpoint template (docs/insights.md); null only for a capture not yet backfilled. */
+  template: 'string | null',
+  /** The diff signature's id; null without a diff. */
+  signature_id: 'string | null',
 })
 
 const responsePayload = type({
@@ -120,6 +125,8 @@ export const requestDetail = type({
   live_response: responsePayload,
   shadow_response: responsePayload,
   diff: diffPayload,
+  template: 'string | null',
+  signature_id: 'string | null',
 })
 
 export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const
@@ -133,6 +140,8 @@ export const listRequestsQuery = type({
   'from?': dateTimeQuery,
   'to?': dateTimeQuery,
   'has_diff?': booleanQuery,
+  'signature?': signatureIdQuery,
+  'template?': storableText,
   sort: type.enumerated(...REQUEST_SORT_KEYS).default('created_at'),
   order: sortOrder.default('desc'),
   '+': 'reject',

@@ -79,7 +79,7 @@ function appHandler(level: LogLevel, logFd: number) {
     has_diff: false,
   })
   // Only what createRequest touches; the rest is never called here.
-  const gates = { settings: async () => ({ id: GATE_ID, diff_config: DIFF_CONFIG, redacted_fields: REDACTED, retention: '' }) }
+  const gates = { settings: async () => ({ id: GATE_ID, diff_config: DIFF_CONFIG, redacted_fields: REDACTED, retention: '', endpoints: [] }) }
   const ctx = {
     config,
     logger,

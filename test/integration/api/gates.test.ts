@@ -29,6 +29,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
       diff_config: { ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false },
       redacted_fields: [],
       retention: '',
+      endpoints: [],
       created_at: expect.any(String),
       stats: { request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: null },
     })

@@ -53,6 +53,8 @@ describe.each(BACKENDS)('captured requests on %s', (backend) => {
       live_response: { status_code: 200, latency_ms: 12 },
       shadow_response: { status_code: 200, latency_ms: 15 },
       has_diff: false,
+      template: '/api/orders',
+      signature_id: null,
     })
   })
 

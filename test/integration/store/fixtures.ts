@@ -5,6 +5,7 @@ import { createRequestStore, type RequestStore } from '../../../src/store/reques
 import type { CaptureInput, HeaderMap, PatchOp } from '../../../src/store/rows.ts'
 import { createStatsStore, type StatsStore } from '../../../src/store/stats-store.ts'
 import { createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type Backend, type TestDatabase } from '../../support/database.ts'
+import { insightDrift } from '../../support/insight-drift.ts'
 
 export interface Stores {
   readonly t: TestDatabase
@@ -101,7 +102,7 @@ export const HOUR = 60 * MINUTE
 /**
  * The invariant the rollups keep: per minute and method, and per path and
  * method, the sum over shards equals the stored rows, and the gate's
- * counter equals its row count.
+ * counter equals its row count; and the insight rollups' (insightDrift).
  */
 export async function rollupDrift(sql: postgres.Sql, gateId: string): Promise<postgres.Row[]> {
   const rows = await sql`
@@ -129,5 +130,5 @@ export async function rollupDrift(sql: postgres.Sql, gateId: string): Promise<po
       (SELECT count(*) FROM requests WHERE gate_id = ${gateId}), NULL, NULL
     WHERE (SELECT coalesce(sum(request_count), 0) FROM gate_counters WHERE gate_id = ${gateId})
       <> (SELECT count(*) FROM requests WHERE gate_id = ${gateId})`
-  return [...rows]
+  return [...rows, ...(await insightDrift(sql, gateId))]
 }

@@ -29,6 +29,7 @@ describe.each(BACKENDS)('gate store on %s', (kind) => {
         diff_config: { ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false },
         redacted_fields: [],
         retention: '',
+        endpoints: [],
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         stats: { request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: null },
       })
@@ -38,6 +39,7 @@ describe.each(BACKENDS)('gate store on %s', (kind) => {
         diff_config: gate.diff_config,
         redacted_fields: [],
         retention: '',
+        endpoints: [],
       })
     })
 

@@ -53,6 +53,8 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
         live_response: { status_code: 200, latency_ms: 12 },
         shadow_response: { status_code: 500, latency_ms: 15 },
         has_diff: true,
+        template: '/api/items',
+        signature_id: expect.stringMatching(/^[0-9a-f]{16}$/),
       })
       const detail = await requests.get(gateId, c.id)
       expect(detail).toEqual({
@@ -80,6 +82,8 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
           created_at: (c.shadow_response.created_at as Date).toISOString(),
         },
         diff: { content: c.diff },
+        template: '/api/items',
+        signature_id: summary.signature_id,
       })
       expect([...detail!.body]).toEqual([...bytes])
       expect([...detail!.live_response.body]).toEqual([0, 0xff, 0x80])

@@ -23,6 +23,7 @@ const settings = (id: string, fields: string[] = []): GateSettings => ({
   diff_config: DEFAULT_DIFF_CONFIG,
   redacted_fields: fields,
   retention: '',
+  endpoints: [],
 })
 
 describe('GateSettingsCache', () => {
