@@ -6,7 +6,7 @@
  * separately.
  */
 import type { Registry } from '../metrics/index.ts'
-import { createProxyMetrics, type ProxyMetrics } from '../proxy/proxy-metrics.ts'
+import { createProxyMetrics, type ProxyMetrics } from '../proxy/pipeline/proxy-metrics.ts'
 import { ModuleConfigError } from './module-config-error.ts'
 
 const byRegistry = new WeakMap<Registry, ProxyMetrics>()

@@ -18,8 +18,8 @@ import type { CaptureSink } from './sinks/capture-sink.ts'
 import { CircuitBreaker } from './policy/circuit-breaker.ts'
 import { plainAddress } from './policy/forward-headers.ts'
 import { fetchGate } from './gate-fetch.ts'
-import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
-import { createShadowHandler, type ShadowHandler } from './shadow-handler.ts'
+import { createProxyMetrics, type ProxyMetrics } from './pipeline/proxy-metrics.ts'
+import { createShadowHandler, type ShadowHandler } from './pipeline/shadow-handler.ts'
 import type { ShadowSettings } from './policy/shadow-settings.ts'
 import type { UpstreamPool } from './upstream/upstream-client.ts'
 import { createUpstreamPool } from './upstream/upstream-pool.ts'
@@ -52,7 +52,7 @@ export interface CreateProxyOptions {
 }
 
 /** Bun's `idleTimeout` is in whole seconds, at most 255. */
-const BUN_MAX_IDLE_SECONDS = 255
+const BUN_MAX_SERVER_IDLE_SECONDS = 255
 
 /** Starts the proxy from a validated configuration; used by main.ts, the demo and the tests. */
 export async function createProxy(config: ProxyConfig, options: CreateProxyOptions = {}): Promise<RunningProxy> {
@@ -184,7 +184,7 @@ function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandle
     // One inactivity timeout for reading a request, writing a response and
     // idle keep-alive (docs/proxy.md "Timeouts"); never below the write
     // timeout, which is at least the live timeout.
-    idleTimeout: Math.min(BUN_MAX_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000)),
+    idleTimeout: Math.min(BUN_MAX_SERVER_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000)),
     // Bodies above SVC_APP_MAX_BODY_SIZE are still forwarded to live, streamed.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   })

@@ -69,6 +69,11 @@ export class Reservation {
     return this._held
   }
 
+  /** The budget's limit, for the reason a refusal gives. */
+  get limit(): number {
+    return this.budget.limit
+  }
+
   /**
    * Takes `bytes` more; `false` (and nothing taken) when the budget cannot
    * hold them, and from then on. Bound: pass it around as a function.

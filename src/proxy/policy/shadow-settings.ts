@@ -11,7 +11,7 @@ import type { ShadowRules } from './shadow-rules.ts'
 /**
  * The outbound HTTP client (SVC_APP_HTTP_CLIENT_*, the module's
  * `http_client { ... }`). How each maps onto Bun's fetch is in
- * `upstream-pool.ts` and docs/proxy.md.
+ * `upstream/upstream-pool.ts` and docs/proxy.md.
  */
 export interface HttpClientSettings {
   /** Idle pool size across hosts; 0 means unlimited. @default 100 */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { formatMs, TimeoutReason, toUpstreamError, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
-import { liveFailureProblem } from '../../../../src/proxy/problem-response.ts'
+import { liveFailureProblem } from '../../../../src/proxy/pipeline/problem-response.ts'
 import { ResponseProtocolError, ResponseTooLargeError } from '../../../../src/proxy/upstream/response-head.ts'
 
 function codeError(code: string): Error {

@@ -22,10 +22,11 @@
  * error, or `report_failed`; here they are the `error` the shadow already
  * made of the comparison.
  */
-import { failureCause } from '../diff/index.ts'
-import { splitTarget } from '../net/request-target.ts'
-import type { ShadowNotAttempted, SinkOutcome } from './sinks/capture-sink.ts'
+import { failureCause } from '../../diff/index.ts'
+import { splitTarget } from '../../net/request-target.ts'
+import type { ShadowNotAttempted, SinkOutcome } from '../sinks/capture-sink.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
+import type { AdmittedRequest } from './pending-comparison.ts'
 
 export interface RefusedShadowForwarderOptions {
   readonly live: LiveForwarder
@@ -39,20 +40,7 @@ export interface RefusedShadowForwarderOptions {
   readonly onUnexpected: (error: unknown) => void
 }
 
-/** One request to forward: what the caller has read and decided. */
-export interface RefusedShadowRequest {
-  readonly id: string
-  /** The client's X-Request-ID as sent, for the log. */
-  readonly clientRequestId: string | undefined
-  readonly method: string
-  /** Path and query. */
-  readonly target: string
-  readonly headers: Headers
-  /** The request body as read, or null when the request had none (GET, HEAD). */
-  readonly body: Uint8Array | null
-}
-
-export type RefusedShadowForwarder = (request: RefusedShadowRequest) => Promise<Response>
+export type RefusedShadowForwarder = (request: AdmittedRequest) => Promise<Response>
 
 export function createRefusedShadowForwarder(
   options: RefusedShadowForwarderOptions,

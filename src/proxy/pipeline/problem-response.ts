@@ -4,8 +4,8 @@
  * documents in the shape of SPEC.md "Errors". `instance` is for 4xx only,
  * so these 5xx carry none.
  */
-import type { Problem } from '../errors/problem.ts'
-import type { UpstreamError } from './upstream/upstream-error.ts'
+import type { Problem } from '../../errors/problem.ts'
+import type { UpstreamError } from '../upstream/upstream-error.ts'
 
 /** 504 when live did not answer in time; 502 when it could not be reached or broke the exchange. */
 export function liveFailureProblem(error: UpstreamError): Problem {

@@ -14,8 +14,8 @@ import {
   type HttpServerMetrics,
   type Registry,
   type SkipMetrics,
-} from '../metrics/index.ts'
-import { BREAKER_STATES, type CircuitBreaker } from './policy/circuit-breaker.ts'
+} from '../../metrics/index.ts'
+import { BREAKER_STATES, type CircuitBreaker } from '../policy/circuit-breaker.ts'
 
 export interface ProxyMetrics {
   readonly registry: Registry

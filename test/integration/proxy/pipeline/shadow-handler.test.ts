@@ -6,17 +6,17 @@
 import { describe, expect, test } from 'bun:test'
 import { once } from 'node:events'
 import { createServer, type AddressInfo } from 'node:net'
-import { createLogger } from '../../../src/log/index.ts'
-import { Registry } from '../../../src/metrics/index.ts'
+import { createLogger } from '../../../../src/log/index.ts'
+import { Registry } from '../../../../src/metrics/index.ts'
 import {
   createProxyMetrics,
   createShadowHandler,
   type Capture,
   type ShadowSettings,
-} from '../../../src/proxy/index.ts'
-import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
-import { testShadowSettings } from '../../support/shadow-settings.ts'
-import { sumSamples } from '../../support/prometheus-text.ts'
+} from '../../../../src/proxy/index.ts'
+import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../../support/upstreams.ts'
+import { testShadowSettings } from '../../../support/shadow-settings.ts'
+import { sumSamples } from '../../../support/prometheus-text.ts'
 
 let live: TestUpstream
 let shadow: TestUpstream

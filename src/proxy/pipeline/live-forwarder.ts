@@ -8,13 +8,13 @@
  * takes, like a download should; Bun's idle timeout still closes a
  * connection on which nothing moves.
  */
-import { exceeds } from './policy/body-bound.ts'
-import { contentLength, passThrough, type CopyControl, type StreamEnd } from './upstream/bounded-body.ts'
-import { clientResponseHeaders } from './policy/forward-headers.ts'
-import { problemResponse } from '../errors/problem.ts'
+import { exceeds } from '../policy/body-bound.ts'
+import { contentLength, passThrough, type CopyControl, type StreamEnd } from '../upstream/bounded-body.ts'
+import { clientResponseHeaders } from '../policy/forward-headers.ts'
+import { problemResponse } from '../../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
-import type { UpstreamClient, UpstreamExchange } from './upstream/upstream-client.ts'
-import { TimeoutReason, toUpstreamError, type UpstreamError } from './upstream/upstream-error.ts'
+import type { UpstreamClient, UpstreamExchange } from '../upstream/upstream-client.ts'
+import { TimeoutReason, toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
 
 export type LiveResult =
   | { readonly ok: true; readonly exchange: UpstreamExchange }

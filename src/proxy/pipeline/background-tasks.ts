@@ -3,7 +3,7 @@
  * within a bound and then abort the rest (DESIGN.md "Proxy behaviour":
  * "background comparisons and reports get a bounded drain").
  */
-import { within } from '../async/within.ts'
+import { within } from '../../async/within.ts'
 
 /** One background task: its abort controller, aborted on timeout or at the end of a drain. */
 export interface BackgroundTask {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { BackgroundTasks, DrainAbortReason } from '../../../src/proxy/background-tasks.ts'
+import { BackgroundTasks, DrainAbortReason } from '../../../../src/proxy/pipeline/background-tasks.ts'
 
 describe('BackgroundTasks', () => {
   test('drain waits for tasks that finish within the bound', async () => {

@@ -4,10 +4,10 @@
  * gave no response, or broke off mid-body, is a failed side; a body over
  * the bound is not compared).
  */
-import type { HeaderMap } from '../diff/index.ts'
-import type { StreamEnd } from './upstream/bounded-body.ts'
-import { failedExchange, type CapturedExchange } from './sinks/capture-sink.ts'
-import { toUpstreamError } from './upstream/upstream-error.ts'
+import type { HeaderMap } from '../../diff/index.ts'
+import type { StreamEnd } from '../upstream/bounded-body.ts'
+import { failedExchange, type CapturedExchange } from '../sinks/capture-sink.ts'
+import { toUpstreamError } from '../upstream/upstream-error.ts'
 
 export type LiveOutcome =
   | { readonly kind: 'no-response'; readonly exchange: CapturedExchange }

@@ -1,0 +1,82 @@
+/**
+ * Stage 4, collect: both sides of a shadowed request within the shadow
+ * timeout (SVC_APP_SHADOW_TIMEOUT bounds the shadow exchange and the wait
+ * for live's body together), made into a capture, or why there is none to
+ * compare. The timeout ends the exchanges, not the comparison: a shadow
+ * that timed out is a failed side, still captured.
+ */
+import { canonicalHeaderName, type HeaderMap } from '../../diff/index.ts'
+import { splitTarget } from '../../net/request-target.ts'
+import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../policy/forward-headers.ts'
+import type { Capture, CapturedExchange } from '../sinks/capture-sink.ts'
+import { headerMapOf } from '../upstream/header-map.ts'
+import { TimeoutReason } from '../upstream/upstream-error.ts'
+import { forwardShadow } from './forward-shadow.ts'
+import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
+import type { PipelineContext } from './pipeline-context.ts'
+import type { PendingComparison } from './pending-comparison.ts'
+
+const EMPTY = new Uint8Array(0)
+
+/**
+ * The capture, or the skip reason when live's body was over the bound
+ * (`body_too_large`) or left by the client (`report_failed`). Rejects
+ * with the reason when the comparison is abandoned.
+ */
+export async function collect(
+  context: PipelineContext,
+  comparison: PendingComparison,
+): Promise<Capture | 'body_too_large' | 'report_failed'> {
+  const timeoutMs = context.settings.shadowTimeoutMs
+  const timer = setTimeout(abandonOnTimeout, timeoutMs, comparison.abandon, timeoutMs)
+  let sides: [LiveOutcome, CapturedExchange]
+  try {
+    sides = await Promise.all([comparison.liveOutcome, forwardShadow(context, comparison)])
+  } finally {
+    clearTimeout(timer)
+  }
+  const [liveSide, shadowSide] = sides
+  if (liveSide.kind === 'abandoned') throw liveSide.reason
+  const live = toLiveExchange(liveSide, comparison.createdAt)
+  if (live === 'too-large') return 'body_too_large'
+  if (live === 'incomplete') return 'report_failed'
+  return captureOf(comparison, live, shadowSide)
+}
+
+function captureOf(comparison: PendingComparison, live: CapturedExchange, shadow: CapturedExchange): Capture {
+  const { id, clientRequestId, method, target, headers } = comparison.request
+  const { path, rawQuery } = splitTarget(target)
+  const body = comparison.request.body ?? EMPTY
+  return {
+    id,
+    clientRequestId,
+    method,
+    path,
+    rawQuery,
+    createdAt: comparison.createdAt,
+    // Built only for a sink that reads it (the API reporter; the diff does not).
+    get request() {
+      return { headers: shadowRequestHeaderMap(headers), body }
+    },
+    live,
+    shadow,
+  }
+}
+
+const SHADOW_MODE_NAME = canonicalHeaderName(SHADOW_MODE_HEADER)
+
+/**
+ * The captured request's headers: what the shadow was sent, so live's
+ * plus `X-Svc-Mode: shadow` (in place of any a client sent), which is
+ * never redacted (docs/proxy.md "API mode").
+ */
+function shadowRequestHeaderMap(headers: Headers): HeaderMap {
+  const map = headerMapOf(headers)
+  map[SHADOW_MODE_NAME] = [SHADOW_MODE_VALUE]
+  return map
+}
+
+/** Made when the timer fires, not per request: an Error costs a stack capture. */
+function abandonOnTimeout(abandon: (reason: unknown) => void, timeoutMs: number): void {
+  abandon(new TimeoutReason(timeoutMs))
+}

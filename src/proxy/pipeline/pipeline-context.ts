@@ -1,0 +1,60 @@
+/**
+ * What the stages of one shadow handler share: made once by
+ * `createShadowHandler` from its settings, read by every request. Per
+ * request, a stage gets this and the request's own `PendingComparison`.
+ */
+import { splitTarget } from '../../net/request-target.ts'
+import type { Logger, RateLimitedLogger } from '../../log/index.ts'
+import type { Gauge, GateSkips, SkipReason } from '../../metrics/index.ts'
+import type { AdmissionPolicy } from '../policy/admission-policy.ts'
+import type { ByteBudget } from '../policy/byte-budget.ts'
+import type { RefusalWindow } from '../policy/refusal-window.ts'
+import type { Semaphore } from '../policy/semaphore.ts'
+import type { ShadowSettings } from '../policy/shadow-settings.ts'
+import type { CaptureSink } from '../sinks/capture-sink.ts'
+import type { ShadowClient } from '../upstream/upstream-client.ts'
+import type { LiveForwarder } from './live-forwarder.ts'
+
+export interface PipelineContext {
+  readonly settings: ShadowSettings
+  readonly logger: Logger
+  /** Rate-limited: skips and abandoned comparisons come in floods. */
+  readonly warnings: RateLimitedLogger
+  readonly admission: AdmissionPolicy
+  /** The background comparisons' slots (SVC_APP_MAX_CONCURRENT_CALLBACKS), taken at admission. */
+  readonly callbacks: Semaphore
+  /** The bytes the background comparisons hold together (docs/proxy.md "Memory"). */
+  readonly budget: ByteBudget
+  readonly live: LiveForwarder
+  readonly shadow: ShadowClient
+  /** The shadow's body bound: the body bound, else the budget (docs/proxy.md "Memory"). */
+  readonly shadowMaxBytes: number
+  /** After the shadow refuses a connection, it is not tried again for a while (`refusal-window.ts`). */
+  readonly shadowRefusals: RefusalWindow
+  /** The shadow side's error text while it is not tried. */
+  readonly notAttemptedText: string
+  readonly sink: CaptureSink
+  /** `svc_background_comparisons`. */
+  readonly inFlight: Gauge
+  /** `svc_comparisons_skipped_total` of this handler's gate. */
+  readonly skips: GateSkips
+}
+
+/** Counts a request that is not compared; the two kinds a flood makes are also said, rate-limited. Log records name the path only: a query string may carry a token. */
+export function skip(context: PipelineContext, reason: SkipReason, method: string, target: string): void {
+  context.skips.inc(reason)
+  if (reason === 'callbacks_full') {
+    context.warnings.warn('comparison dropped: too many background comparisons', {
+      'request.method': method,
+      'request.path': splitTarget(target).path,
+      max_concurrent_callbacks: context.settings.maxConcurrentCallbacks,
+    })
+  } else if (reason === 'memory_budget') {
+    context.warnings.warn('comparison dropped: the bytes-in-flight budget is full', {
+      'request.method': method,
+      'request.path': splitTarget(target).path,
+      max_bytes_in_flight: context.budget.limit,
+      bytes_in_flight: context.budget.used,
+    })
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * The shadowing core, shared by the proxy server and the `svc_gate` module
+ * (DESIGN.md "Web-server module": "one implementation of forwarding, rules,
+ * sampling, diff, redaction"). `createShadowHandler(settings, deps)` gives a
+ * fetch-style handler:
+ *
+ * - Live and shadow are sent at the same time; the client gets live's
+ *   response as live sent it (status, headers minus hop-by-hop, the exact
+ *   body bytes), streamed, and never waits for the shadow or the diff.
+ * - The shadow exchange, the comparison (standalone) or the report (API
+ *   mode) run in the background, at most SVC_APP_MAX_CONCURRENT_CALLBACKS
+ *   at a time, each bounded, holding at most SVC_APP_MAX_BYTES_IN_FLIGHT
+ *   bytes together (`byte-budget.ts`), and drained at shutdown.
+ * - Every request ends as exactly one of: compared, reported, or skipped
+ *   with a reason (`svc_comparisons_skipped_total`).
+ *
+ * A request's life, one stage a file: `admit.ts` (shadowed or not, the
+ * body read), `forward-live.ts`, `forward-shadow.ts` (at the same time, in
+ * the background), `collect.ts` (both sides, within the shadow timeout),
+ * `compare-or-report.ts` (the sink). Live's half and the background half
+ * share one `PendingComparison`; the handler's parts they all read are
+ * its `PipelineContext`.
+ */
+import { createLogger, rateLimited, type Logger } from '../../log/index.ts'
+import { Registry } from '../../metrics/index.ts'
+import { CidrSet } from '../../net/cidr.ts'
+import { REQUEST_ID_HEADER } from '../../net/request-id.ts'
+import { pathAndQueryOf, splitTarget } from '../../net/request-target.ts'
+import { problemResponse } from '../../errors/problem.ts'
+import type { AdmissionPolicy } from '../policy/admission-policy.ts'
+import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT } from '../policy/byte-budget.ts'
+import type { CircuitBreaker } from '../policy/circuit-breaker.ts'
+import { upstreamRequestHeaders } from '../policy/forward-headers.ts'
+import { RefusalWindow } from '../policy/refusal-window.ts'
+import { createSampler, type RandomSource } from '../policy/sampler.ts'
+import { Semaphore } from '../policy/semaphore.ts'
+import type { ShadowSettings } from '../policy/shadow-settings.ts'
+import type { CaptureSink } from '../sinks/capture-sink.ts'
+import { createDiffLogSink } from '../sinks/diff-log-sink.ts'
+import type { UpstreamPool } from '../upstream/upstream-client.ts'
+import { createUpstreamPool } from '../upstream/upstream-pool.ts'
+import { admit, type Admission } from './admit.ts'
+import { BackgroundTasks, type DrainResult } from './background-tasks.ts'
+import { runComparison } from './compare-or-report.ts'
+import { forwardLive, forwardUnshadowed } from './forward-live.ts'
+import { createLiveForwarder } from './live-forwarder.ts'
+import { skip, type PipelineContext } from './pipeline-context.ts'
+import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
+import { createRefusedShadowForwarder } from './refused-shadow-forwarder.ts'
+import { PendingComparison } from './pending-comparison.ts'
+
+export interface ShadowHandlerDeps {
+  /** @default a logger at info level, text format, to stdout */
+  readonly logger?: Logger
+  /** The core's metrics, registered once per registry. @default on a private registry */
+  readonly metrics?: ProxyMetrics
+  /** Where captures go. @default compare and log (standalone mode) */
+  readonly sink?: CaptureSink
+  /** API mode: while it is open, requests are not shadowed (`breaker_open`). */
+  readonly breaker?: CircuitBreaker
+  /** The outbound client; pass one to share it (and its per-host limits) with the API client. */
+  readonly pool?: UpstreamPool
+  /** For sampling. @default Math.random */
+  readonly random?: RandomSource
+  /** Interval of the rate-limited warnings, in ms. @default 10000 */
+  readonly warningIntervalMs?: number
+  /** After the shadow refuses a connection, how long it is not tried again (`refusal-window.ts`). @default 1000 */
+  readonly shadowRefusalWindowMs?: number
+}
+
+/** What the host knows about a request that the Request object does not say. */
+export interface ForwardContext {
+  /** The client's address (Bun: `server.requestIP(request)?.address`), for X-Forwarded-For. */
+  readonly clientAddress?: string
+  /** Path and query to forward, when not the request URL's (a module mounted under a prefix). */
+  readonly pathAndQuery?: string
+}
+
+export interface ShadowHandler {
+  readonly settings: ShadowSettings
+  readonly metrics: ProxyMetrics
+  /** Forwards one request; resolves with live's response (or a 502/504 Problem). Never rejects. */
+  fetch(request: Request, context?: ForwardContext): Promise<Response>
+  /** Background comparisons in flight. */
+  readonly inFlight: number
+  /** Bytes they hold now, in the bytes-in-flight budget (docs/proxy.md "Memory"). */
+  readonly bytesInFlight: number
+  /**
+   * Waits for the background comparisons, at most `timeoutMs` (default: the
+   * shadow timeout), then aborts the rest, which count as `report_failed`.
+   */
+  drain(timeoutMs?: number): Promise<DrainResult>
+  /** `drain()`, then closes the outbound connection pool (unless it was passed in). */
+  close(timeoutMs?: number): Promise<DrainResult>
+}
+
+const NO_TRUSTED_PROXIES = new CidrSet([])
+
+export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandlerDeps = {}): ShadowHandler {
+  const logger = deps.logger ?? createLogger({ level: 'info', format: 'text' })
+  const warnings = rateLimited(logger, deps.warningIntervalMs ?? 10_000)
+  const metrics = deps.metrics ?? createProxyMetrics(new Registry())
+  const ownPool = deps.pool === undefined
+  const pool = deps.pool ?? createUpstreamPool({ settings: settings.httpClient, metrics: metrics.client })
+  const trustedProxies = settings.trustedProxies ?? NO_TRUSTED_PROXIES
+  const sink =
+    deps.sink ??
+    createDiffLogSink({ settings, logger, warnings, comparisons: metrics.comparisons.forGate(settings.gate) })
+  const callbacks = new Semaphore(settings.maxConcurrentCallbacks)
+  const admission: AdmissionPolicy = {
+    rules: settings.shadowRules,
+    sample: createSampler(settings.samplingRate, deps.random),
+    maxBodyBytes: settings.maxBodyBytes,
+    breaker: deps.breaker,
+    callbacks,
+  }
+  const budget = new ByteBudget(settings.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT)
+  const shadowRefusals = new RefusalWindow(deps.shadowRefusalWindowMs ?? 1000)
+  const context: PipelineContext = {
+    settings,
+    logger,
+    warnings,
+    admission,
+    callbacks,
+    budget,
+    live: createLiveForwarder({
+      client: pool.client('live', settings.liveUrl),
+      timeoutMs: settings.liveTimeoutMs,
+      maxBodyBytes: settings.maxBodyBytes,
+      slotsBounded: settings.httpClient.maxConnsPerHost !== 0,
+    }),
+    shadow: pool.shadowClient(settings.shadowUrl),
+    // The shadow's body is always bounded: by the body bound, else by the budget (docs/proxy.md "Memory").
+    shadowMaxBytes: settings.maxBodyBytes === 0 ? budget.limit : settings.maxBodyBytes,
+    shadowRefusals,
+    notAttemptedText: `shadow: connection refused (not attempted: refused within the last ${shadowRefusals.windowMs} ms)`,
+    sink,
+    inFlight: metrics.inFlight,
+    skips: metrics.skips.forGate(settings.gate),
+  }
+  const { live } = context
+  const tasks = new BackgroundTasks()
+  const { server } = metrics
+  const { shadowTimeoutMs } = settings
+
+  const logUnexpected = (error: unknown) => logger.error('background comparison failed unexpectedly', { error })
+  // While the shadow is known to be down (DESIGN.md "Diff semantics": an
+  // error whatever live sends), a sink that takes an error from the statuses
+  // and the cause alone gets it without anything of live's response kept.
+  const forwardRefused =
+    sink.shadowNotAttempted === undefined
+      ? undefined
+      : createRefusedShadowForwarder({
+          live,
+          report: sink.shadowNotAttempted.bind(sink),
+          notAttemptedText: context.notAttemptedText,
+          settle(outcome) {
+            callbacks.release()
+            if (outcome.kind === 'skipped') context.skips.inc(outcome.reason)
+          },
+          onUnexpected: logUnexpected,
+        })
+
+  async function handle(request: Request, forwardContext: ForwardContext | undefined): Promise<Response> {
+    const started = performance.now()
+    const method = request.method
+    const url = request.url
+    const target = forwardContext?.pathAndQuery ?? pathAndQueryOf(url)
+    const headers = upstreamRequestHeaders(request.headers, {
+      clientAddress: forwardContext?.clientAddress,
+      proto: url.startsWith('https:') ? 'https' : 'http',
+      peerTrusted: trustedProxies.has(forwardContext?.clientAddress),
+    })
+    const body = method === 'GET' || method === 'HEAD' ? null : request.body
+    const admitted = await admit(context, request, method, target, body)
+    let response: Response
+    switch (admitted.kind) {
+      case 'skipped':
+        skip(context, admitted.reason, method, target)
+        response = await forwardUnshadowed(live, method, target, headers, admitted.body)
+        break
+      case 'unreadable':
+        skip(context, 'report_failed', method, target)
+        logger.debug('request body could not be read', {
+          'request.method': method,
+          'request.path': splitTarget(target).path,
+          error: admitted.error,
+        })
+        response = problemResponse({
+          type: '/errors/bad-request',
+          title: 'Bad request',
+          status: 400,
+          detail: 'the request body could not be read',
+        })
+        break
+      case 'admitted':
+        response = await shadowed(request, method, target, headers, admitted)
+        break
+    }
+    server.observe(method, response.status, (performance.now() - started) / 1000)
+    return response
+  }
+
+  /** Holds a callbacks slot and the reservation on entry; every path below gives each back exactly once. */
+  function shadowed(
+    request: Request,
+    method: string,
+    target: string,
+    headers: Headers,
+    admitted: Extract<Admission, { kind: 'admitted' }>,
+  ): Promise<Response> {
+    // The proxy's own id for the capture: a client's X-Request-ID may be
+    // reused, and the API keeps one capture per id (docs/proxy.md "API
+    // mode"). The client's id still reaches live and the shadow, and is
+    // stored among the request headers and logged beside it.
+    const id = crypto.randomUUID()
+    const clientRequestId = clientRequestIdOf(request.headers)
+    const { body, reservation } = admitted
+    // The shadow refused a connection within the window and the sink takes
+    // the error without a capture: forwarded as an unshadowed request,
+    // compared as an error when live's headers are in
+    // (`refused-shadow-forwarder.ts`, which gives the slot back).
+    if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+      // Not a background comparison: nothing of it is held past live's exchange.
+      reservation.release()
+      return forwardRefused({ id, clientRequestId, method, target, headers, body })
+    }
+    const comparison = new PendingComparison({ id, clientRequestId, method, target, headers, body }, reservation)
+    context.inFlight.inc()
+    // Started first, so the shadow request leaves in the same tick as live's.
+    tasks.run((task) => runComparison(context, comparison, task.signal), logUnexpected, comparison.abandon)
+    return forwardLive(live, comparison)
+  }
+
+  return {
+    settings,
+    metrics,
+    fetch: (request, forwardContext) =>
+      handle(request, forwardContext).catch((error: unknown) => {
+        // A bug, not an upstream failure (those are answered 502/504): say nothing internal.
+        logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
+        return problemResponse({
+          type: '/errors/internal',
+          title: 'Internal server error',
+          status: 500,
+          detail: 'the proxy failed to handle the request',
+        })
+      }),
+    get inFlight() {
+      return tasks.size
+    },
+    get bytesInFlight() {
+      return budget.used
+    },
+    drain: (timeoutMs = shadowTimeoutMs) => tasks.drain(timeoutMs),
+    async close(timeoutMs = shadowTimeoutMs) {
+      const result = await tasks.drain(timeoutMs)
+      warnings.flush()
+      if (ownPool) pool.close()
+      return result
+    },
+  }
+}
+
+/** The client's X-Request-ID as sent, whatever its form, cut to a length a log line can carry; undefined when absent. */
+function clientRequestIdOf(headers: Headers): string | undefined {
+  const given = headers.get(REQUEST_ID_HEADER)
+  return given === null ? undefined : given.slice(0, MAX_LOGGED_REQUEST_ID)
+}
+
+const MAX_LOGGED_REQUEST_ID = 128
