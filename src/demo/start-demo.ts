@@ -71,9 +71,10 @@ export async function startDemo(_env: Environment, argv: readonly string[] = [])
       SVC_APP_PORT: String(DEMO_PORTS.api),
       SVC_APP_CORS_ORIGINS: hubOrigins.join(','),
       SVC_APP_ALLOWED_HOSTS: allowedHosts,
-      // One proxy reports every capture from one address; the default
-      // 1000/min is sized for people, not for a proxy.
-      SVC_APP_RATE_LIMIT: '100000',
+      // The demo's proxy reports every capture from 127.0.0.1; a proxy's
+      // address belongs in the exemption (README "Scaling out"), and on a
+      // one-box demo every client is that address.
+      SVC_APP_RATE_LIMIT_EXEMPT: '127.0.0.1,::1',
       SVC_APP_LOG_LEVEL: 'warn',
     }),
     { logger, database, hostname: '127.0.0.1' },
