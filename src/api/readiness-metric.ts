@@ -17,6 +17,8 @@ export function registerReadinessMetric(registry: Registry, dbName: string): Rec
       name: 'svc_database_ready',
       help: 'Whether the database answers and its schema is the one this build needs (1) or not (0), as /health/ready checks.',
       labelNames: ['db_name'],
+      // Several workers: 1 only when every worker's last check said ready.
+      merge: 'min',
     })
     .labels(dbName)
   return (state) => {

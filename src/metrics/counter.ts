@@ -1,5 +1,6 @@
 import { braces, Metric, type LabelNames, type MetricOptions } from './metric.ts'
 import { formatSampleValue } from './exposition.ts'
+import type { CounterFamily } from './metrics-snapshot.ts'
 
 /** A counter bound to one set of label values. */
 export class CounterChild {
@@ -60,5 +61,10 @@ export class Counter<L extends LabelNames = readonly []> extends Metric<L, Count
 
   protected renderChild(child: CounterChild, out: string[]): void {
     out.push(`${this.name}${braces(child.labelPairs)} ${formatSampleValue(child.value)}`)
+  }
+
+  protected snapshotOf(children: readonly CounterChild[]): CounterFamily {
+    const series = children.map((child) => ({ labels: child.labelPairs, value: child.value }))
+    return { type: 'counter', name: this.name, help: this.help, series }
   }
 }

@@ -1,6 +1,7 @@
 import { HTTP_DURATION_BUCKETS } from './buckets.ts'
 import { formatSampleValue } from './exposition.ts'
 import { braces, Metric, type LabelNames, type MetricOptions } from './metric.ts'
+import type { HistogramFamily } from './metrics-snapshot.ts'
 
 /**
  * A histogram bound to one set of label values. It keeps per-bucket counts
@@ -81,6 +82,16 @@ export class Histogram<L extends LabelNames = readonly []> extends Metric<L, His
       `${this.name}_sum${braces(pairs)} ${formatSampleValue(child.sum)}`,
       `${this.name}_count${braces(pairs)} ${child.count}`,
     )
+  }
+
+  protected snapshotOf(children: readonly HistogramChild[]): HistogramFamily {
+    const series = children.map((child) => ({
+      labels: child.labelPairs,
+      counts: Array.from(child.counts),
+      sum: child.sum,
+      count: child.count,
+    }))
+    return { type: 'histogram', name: this.name, help: this.help, buckets: this.buckets, series }
   }
 }
 

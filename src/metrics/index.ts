@@ -53,4 +53,7 @@ export {
   type ProcessMetricsOptions,
 } from './process-metrics.ts'
 export { Registry, type RegistryOptions } from './registry.ts'
+export { mergeSnapshots, monotonicPart } from './merge-snapshots.ts'
+export { GAUGE_MERGES, type FamilySnapshot, type GaugeMerge, type MetricsSnapshot } from './metrics-snapshot.ts'
+export { renderSnapshot } from './render-snapshot.ts'
 export { createSkipMetrics, type GateSkips, type SkipMetrics } from './skip-metrics.ts'

@@ -1,5 +1,6 @@
 import { ChildCache, type LabelValue } from './child-cache.ts'
 import { escapeHelp, formatLabelPairs, LABEL_NAME, METRIC_NAME } from './exposition.ts'
+import type { FamilySnapshot } from './metrics-snapshot.ts'
 
 export type { LabelValue }
 
@@ -89,6 +90,16 @@ export abstract class Metric<L extends LabelNames, C> {
   }
 
   /**
+   * This metric's values as plain data, for merging with other processes'.
+   * @internal called by `Registry.snapshot()`
+   */
+  snapshot(): FamilySnapshot {
+    // As renderTo: an unlabelled metric is there (as 0) before its first update.
+    if (this.labelNames.length === 0) this.children.get([])
+    return this.snapshotOf([...this.children.values()])
+  }
+
+  /**
    * Runs the metric's scrape-time callback, if any.
    * @internal called by `Registry.render()`
    */
@@ -103,6 +114,9 @@ export abstract class Metric<L extends LabelNames, C> {
   protected abstract createChild(labelPairs: string): C
 
   protected abstract renderChild(child: C, out: string[]): void
+
+  /** The family of these children, copied (the snapshot must not change with the metric). */
+  protected abstract snapshotOf(children: readonly C[]): FamilySnapshot
 }
 
 function validateNames(name: string, labelNames: LabelNames, reserved: readonly string[]): void {

@@ -54,6 +54,8 @@ export function registerProcessMetrics(
     .gauge({
       name: 'process_start_time_seconds',
       help: 'Start time of the process since unix epoch in seconds.',
+      // Several workers: the oldest, from when their summed counters count.
+      merge: 'min',
     })
     .set(performance.timeOrigin / 1000)
 
@@ -75,6 +77,8 @@ export function registerProcessMetrics(
     registry.gauge({
       name: 'process_max_fds',
       help: 'Maximum number of open file descriptors.',
+      // A limit each process has, not a share: summing would overstate it.
+      merge: 'max',
       collect: (gauge) => gauge.set(readMaxFds(procDir) ?? NaN),
     })
   }
@@ -83,6 +87,7 @@ export function registerProcessMetrics(
     .gauge({
       name: 'bun_info',
       help: 'Bun runtime version; the value is always 1.',
+      merge: 'max',
       labelNames: ['version'],
     })
     .labels(Bun.version)
@@ -103,11 +108,14 @@ export function registerProcessMetrics(
   registry.gauge({
     name: 'bun_event_loop_lag_seconds',
     help: 'How late the last event-loop lag probe timer fired, in seconds.',
+    // Several workers: the most lagging one, which is what an alert is about.
+    merge: 'max',
     collect: (gauge) => gauge.set(lag.lastSeconds),
   })
   registry.gauge({
     name: 'bun_event_loop_lag_max_seconds',
     help: 'The largest event-loop lag probe delay since the previous scrape, in seconds.',
+    merge: 'max',
     // Reset per scrape, as prom-client does for its event-loop delay stats:
     // with two Prometheus servers scraping, each sees the max of its own share.
     collect: (gauge) => gauge.set(lag.takeMax()),

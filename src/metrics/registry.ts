@@ -2,6 +2,7 @@ import { Counter, type CounterOptions } from './counter.ts'
 import { Gauge, type GaugeOptions } from './gauge.ts'
 import { Histogram, type HistogramOptions } from './histogram.ts'
 import type { LabelNames, Metric } from './metric.ts'
+import type { MetricsSnapshot } from './metrics-snapshot.ts'
 
 export interface RegistryOptions {
   /**
@@ -66,6 +67,21 @@ export class Registry {
     }
     out.push('')
     return out.join('\n')
+  }
+
+  /**
+   * Every metric's values as plain data, after the same scrape-time
+   * callbacks as render(): what a worker process sends its primary, which
+   * merges and renders them (renderSnapshot of one snapshot is render()).
+   */
+  snapshot(): MetricsSnapshot {
+    for (const collect of this.collectors) this.safely(collect, undefined)
+    const families = []
+    for (const metric of this.metrics.values()) {
+      this.safely(() => metric.collect(), metric.name)
+      families.push(metric.snapshot())
+    }
+    return { families }
   }
 
   private add<M extends Metric<LabelNames, unknown>>(metric: M, sampleNames: string[]): M {

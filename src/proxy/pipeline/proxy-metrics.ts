@@ -64,6 +64,8 @@ export function createProxyMetrics(registry: Registry): ProxyMetrics {
         name: 'svc_api_circuit_breaker_state',
         help: 'State of the circuit breaker around API calls: 1 for the current state.',
         labelNames: ['state'],
+        // One breaker per worker: 1 when any worker's breaker is in that state.
+        merge: 'max',
         // Read at scrape time: the breaker moves from open to half-open lazily.
         collect: (gauge) => {
           const current = breaker.state
