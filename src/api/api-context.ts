@@ -4,6 +4,7 @@ import type { ComparisonMetrics, Registry } from '../metrics/index.ts'
 import type { Database } from '../store/database.ts'
 import type { GateStore } from '../store/gate-store.ts'
 import type { InsightsStore } from '../store/insights-store.ts'
+import type { RequestExporter } from '../store/request-export.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
@@ -17,6 +18,8 @@ export interface ApiContext {
   readonly db: Database
   readonly gates: GateStore
   readonly requests: RequestStore
+  /** exportRequests: a gate's captures page by page. */
+  readonly exports: RequestExporter
   /** The insight reads: endpoints, signatures, fields. */
   readonly insights: InsightsStore
   readonly stats: StatsStore

@@ -13,6 +13,7 @@ import { configRoutes } from './routes/config-routes.ts'
 import { gateRoutes } from './routes/gate-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { insightRoutes } from './routes/insight-routes.ts'
+import { exportRoutes } from './routes/export-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
 
 /**
@@ -53,6 +54,7 @@ export function createApiApp(ctx: ApiContext) {
     .use(healthRoutes(ctx))
     .use(configRoutes(ctx))
     .use(gateRoutes(ctx))
+    .use(exportRoutes(ctx))
     .use(requestRoutes(ctx))
     .use(insightRoutes(ctx))
   for (const route of built.routes) {

@@ -6,7 +6,8 @@
  * 400"), and deleteGate's 204 has no body (it documents only statuses with
  * a schema). With SVC_APP_ALLOWED_HOSTS set every operation can answer
  * 421, which no route declares: it is added then, with the 401's Problem
- * schema. Idempotent: the plugin caches the document it returns.
+ * schema. A 200 that streams JSON lines is labelled with its own media
+ * type. Idempotent: the plugin caches the document it returns.
  */
 
 const PROBLEM = 'application/problem+json'
@@ -31,6 +32,14 @@ const OPERATION_MEANINGS: Readonly<Record<string, Readonly<Record<string, string
     '500':
       'Internal error: the problem carries the request id; with "capture_rejected": true the capture itself caused it, and sending it again would fail again',
   },
+}
+
+/**
+ * Operations whose 200 is a stream of JSON lines, not one JSON document:
+ * the route's 200 schema is that of one line (exportRequests).
+ */
+const LINE_STREAMS: Readonly<Record<string, { readonly contentType: string; readonly description: string }>> = {
+  exportRequests: { contentType: 'application/x-ndjson', description: 'NDJSON: one RequestDetail per line, each ended by a newline' },
 }
 
 interface ResponseObject {
@@ -59,6 +68,11 @@ export function refineApiDescription<T>(document: T, options: RefineOptions = {}
       const responses = operation.responses
       if (!responses) continue
       for (const [status, response] of Object.entries(responses)) {
+        const stream = LINE_STREAMS[operation.operationId ?? '']
+        if (status === '200' && stream && response.content?.['application/json'] !== undefined) {
+          response.content = { [stream.contentType]: response.content['application/json'] }
+          response.description = stream.description
+        }
         if (Number(status) < 400) continue
         const meaning = OPERATION_MEANINGS[operation.operationId ?? '']?.[status] ?? ERROR_MEANINGS[status]
         if (meaning && response.description?.startsWith('Response for status')) response.description = meaning

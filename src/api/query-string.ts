@@ -28,3 +28,13 @@ export function plainQuery(lists: readonly string[] = []) {
     Object.assign(query, parsed)
   }
 }
+
+/**
+ * A `method` filter as listRequests takes it: a comma-separated list or
+ * the parameter repeated, upper-cased, empty items dropped; undefined
+ * when none is left.
+ */
+export function methodList(method: string | string[] | undefined): string[] | undefined {
+  const methods = [method ?? []].flat().flatMap((m) => m.split(',')).map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
+  return methods.length > 0 ? methods : undefined
+}

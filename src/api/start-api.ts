@@ -5,6 +5,7 @@ import { createComparisonMetrics, createHttpServerMetrics, registerProcessMetric
 import { openDatabase, type Database } from '../store/database.ts'
 import { createGateStore } from '../store/gate-store.ts'
 import { createInsightsStore } from '../store/insights-store.ts'
+import { createRequestExporter } from '../store/request-export.ts'
 import { createRequestStore } from '../store/request-store.ts'
 import { createStatsStore } from '../store/stats-store.ts'
 import type { ApiContext } from './api-context.ts'
@@ -75,6 +76,7 @@ export async function createApi(
       },
     }),
     insights: createInsightsStore(db.sql),
+    exports: createRequestExporter(db.sql),
     stats: createStatsStore(db.sql),
     registry,
     comparisons,

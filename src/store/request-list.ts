@@ -160,7 +160,7 @@ export function rangeBounds(sql: Sql, from: Date | undefined, to: Date | undefin
  * literal so that the partial index requests_gate_diff_created_idx applies
  * to generic plans too.
  */
-function rowFilters(sql: Sql, query: Partial<RequestListQuery>, path: PathMatch | undefined): Fragment {
+export function rowFilters(sql: Sql, query: Partial<RequestListQuery>, path: PathMatch | undefined): Fragment {
   const methods = query.method?.length ? query.method : undefined
   return sql`
     ${methods === undefined ? sql`` : sql`AND method = ANY(${methods}::text[])`}

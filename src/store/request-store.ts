@@ -41,7 +41,7 @@ export interface RequestStore {
   get(gateId: string, id: string): Promise<RequestDetail | undefined>
 }
 
-interface DetailRow extends SummaryRow {
+export interface DetailRow extends SummaryRow {
   gate_id: string
   headers: HeaderMap
   body: Uint8Array
@@ -299,7 +299,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i])
 }
 
-function toDetail(row: DetailRow): RequestDetail {
+export function toDetail(row: DetailRow): RequestDetail {
   const summary = toSummary(row)
   return {
     id: row.id,

@@ -97,7 +97,7 @@ export function requestRoutes(ctx: ApiContext) {
 type StoredDetail = NonNullable<Awaited<ReturnType<ApiContext['requests']['get']>>>
 
 /** Bodies go out base64, as they came in: lossless for any bytes (DESIGN.md). */
-function toDetailJson(detail: StoredDetail) {
+export function toDetailJson(detail: StoredDetail) {
   return {
     ...detail,
     body: Buffer.from(detail.body).toString('base64'),

@@ -147,6 +147,18 @@ export const listRequestsQuery = type({
   '+': 'reject',
 })
 
+/**
+ * exportRequests' query: listRequests' filters, without its paging and
+ * sort; lines come in created_at order (`order`, default oldest first),
+ * `limit` of them at most (default all).
+ */
+export const exportRequestsQuery = listRequestsQuery
+  .omit('limit', 'offset', 'sort', 'order')
+  .merge({ 'limit?': integerQuery(1, Infinity), order: sortOrder.default('asc'), '+': 'reject' })
+
+/** Newline-delimited JSON, one RequestDetail per line (exportRequests). */
+export const NDJSON_CONTENT_TYPE = 'application/x-ndjson'
+
 export const requestEnvelope = type({ data: requestSummary })
 export const requestListEnvelope = type({ data: requestSummary.array(), pagination: paginationMeta })
 export const requestDetailEnvelope = type({ data: requestDetail })

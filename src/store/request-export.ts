@@ -1,0 +1,117 @@
+import type postgres from 'postgres'
+import type { InsightListFilter } from './insight-list-filter.ts'
+import { resolvePathMatch, type PathMatch } from './path-match.ts'
+import { rowFilters, summaryColumns } from './request-list.ts'
+import { toDetail, type DetailRow } from './request-store.ts'
+import { isUuid } from '../net/request-id.ts'
+import type { RequestDetail, SortOrder } from './rows.ts'
+
+/** exportRequests' filters: listRequests' (docs/storage.md "Export"), in created_at order. */
+export interface RequestExportQuery extends InsightListFilter {
+  method?: string[]
+  path?: string
+  from?: Date
+  to?: Date
+  has_diff?: boolean
+  /** By created_at, then id, in this direction. */
+  order: SortOrder
+  /** At most this many captures; all when absent. */
+  limit?: number
+}
+
+/** How much one page of the export holds (docs/storage.md "Export"). */
+export interface ExportPageBounds {
+  /** Most captures per page. @default 100 */
+  readonly rows?: number
+  /**
+   * Most body bytes per page (the three bodies of each capture), always
+   * at least one capture: captures of up to 3 × SVC_APP_MAX_BODY_SIZE
+   * would otherwise make a page of hundreds of MB. @default 8 MiB
+   */
+  readonly bytes?: number
+}
+
+/** A cursor over the export: each call gives the next page, `undefined` once nothing is left. */
+export type RequestExport = () => Promise<RequestDetail[] | undefined>
+
+type Sql = postgres.Sql
+
+interface KeyRow {
+  id: string
+  /** created_at as PostgreSQL writes it: microseconds kept, unlike a JS Date. */
+  at: string
+  size: string
+}
+
+/**
+ * The captures of a gate matching the filters, page by page, by keyset
+ * on (created_at, id): each page starts after the last key of the one
+ * before, through the (gate_id, created_at, id) index, so a page costs
+ * the same at the millionth capture as at the first, no snapshot is held
+ * between pages, and memory holds one page. A page is chosen in two
+ * steps: the keys and body sizes of the next `rows` captures, then the
+ * payloads of as many of them as fit in `bytes`. A capture deleted
+ * between the two (retention) is left out; one inserted behind the
+ * cursor is not seen.
+ */
+export async function openRequestExport(
+  sql: Sql,
+  gateId: string,
+  query: RequestExportQuery,
+  bounds: ExportPageBounds = {},
+): Promise<RequestExport> {
+  const maxRows = bounds.rows ?? 100
+  const maxBytes = bounds.bytes ?? 8 * 1024 * 1024
+  const methods = query.method?.length ? query.method : undefined
+  const path: PathMatch | undefined = query.path === undefined || !isUuid(gateId) ? undefined : await resolvePathMatch(sql, gateId, query.path, methods)
+  if (!isUuid(gateId) || path?.kind === 'none') return () => Promise.resolve(undefined)
+  const filters = rowFilters(sql, { ...query, method: methods, sort: 'created_at' }, path)
+  const descending = query.order === 'desc'
+  let cursor: { at: string; id: string } | undefined
+  let left = query.limit ?? Infinity
+
+  return async () => {
+    if (left <= 0) return undefined
+    // The cursor goes as text, cast by the database: a timestamptz parameter would pass through a JS Date and lose its microseconds.
+    const after =
+      cursor === undefined
+        ? sql``
+        : descending
+          ? sql`AND (created_at, id) < (${cursor.at}::text::timestamptz, ${cursor.id}::uuid)`
+          : sql`AND (created_at, id) > (${cursor.at}::text::timestamptz, ${cursor.id}::uuid)`
+    const direction = descending ? sql`DESC` : sql`ASC`
+    const keys = await sql<KeyRow[]>`
+      SELECT k.id, k.at, octet_length(p.body) + octet_length(p.live_body) + octet_length(p.shadow_body) AS size
+      FROM (
+        SELECT id, created_at, created_at::text AS at FROM requests
+        WHERE gate_id = ${gateId} ${filters} ${after}
+        ORDER BY created_at ${direction}, id ${direction}
+        LIMIT ${Math.min(maxRows, left)}
+      ) AS k JOIN request_payloads p ON p.request_id = k.id
+      ORDER BY k.created_at ${direction}, k.id ${direction}`
+    if (keys.length === 0) return undefined
+    let bytes = 0
+    let take = 0
+    while (take < keys.length && (take === 0 || bytes + Number(keys[take]!.size) <= maxBytes)) bytes += Number(keys[take++]!.size)
+    const chosen = keys.slice(0, take)
+    cursor = { at: chosen.at(-1)!.at, id: chosen.at(-1)!.id }
+    left -= chosen.length
+    const rows = await sql<DetailRow[]>`
+      SELECT r.gate_id, ${summaryColumns(sql)},
+        p.headers, p.body, p.live_response_id, p.live_headers, p.live_body, p.live_created_at,
+        p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff
+      FROM requests r JOIN request_payloads p ON p.request_id = r.id
+      WHERE r.id = ANY(${chosen.map((key) => key.id)}::uuid[]) AND r.gate_id = ${gateId}
+      ORDER BY r.created_at ${direction}, r.id ${direction}`
+    return rows.map(toDetail)
+  }
+}
+
+/** The export as the API context holds it: the database bound once. */
+export interface RequestExporter {
+  open(gateId: string, query: RequestExportQuery): Promise<RequestExport>
+}
+
+export function createRequestExporter(sql: Sql, bounds: ExportPageBounds = {}): RequestExporter {
+  return { open: (gateId, query) => openRequestExport(sql, gateId, query, bounds) }
+}
