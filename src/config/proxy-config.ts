@@ -3,7 +3,7 @@ import { DEFAULT_DIFF_CONFIG, type DiffConfig } from '../diff/diff-config.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
 import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/policy/byte-budget.ts'
-import type { ShadowSettings } from '../proxy/policy/shadow-settings.ts'
+import { SHADOW_CLIENTS, type ShadowSettings } from '../proxy/policy/shadow-settings.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/policy/shadow-rules.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
@@ -11,6 +11,7 @@ import {
   apiKeyField,
   booleanField,
   cidrListField,
+  enumField,
   httpUrlField,
   integerField,
   minimumNumberField,
@@ -54,6 +55,10 @@ const commonProxyFields = {
   SVC_APP_ADMIN_PORT: portField.default('8081'),
   SVC_APP_LIVE_TIMEOUT: positiveDurationField.default('5s'),
   SVC_APP_SHADOW_TIMEOUT: positiveDurationField.default('10s'),
+  /** The shadow's response head alone; at most SVC_APP_SHADOW_TIMEOUT (docs/proxy.md "The shadow's client"). */
+  'SVC_APP_SHADOW_HEAD_TIMEOUT?': positiveDurationField,
+  /** The client of an `http:` shadow; unset, DEFAULT_SHADOW_CLIENT (docs/proxy.md "The shadow's client"). */
+  'SVC_APP_SHADOW_CLIENT?': enumField(SHADOW_CLIENTS),
   SVC_APP_MAX_BODY_SIZE: integerField(0).default('10485760'),
   SVC_APP_SAMPLING_RATE: numberField(0, 1).default('1.0'),
   'SVC_APP_SHADOW_RULES?': 'string',
@@ -182,6 +187,15 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
       `must be at least SVC_APP_LIVE_TIMEOUT (${raw('SVC_APP_LIVE_TIMEOUT') ?? '5s'})`,
     )
   }
+  const headTimeout = v['SVC_APP_SHADOW_HEAD_TIMEOUT']
+  if (headTimeout !== undefined && headTimeout > v.SVC_APP_SHADOW_TIMEOUT) {
+    // Longer than the whole exchange's bound, it could never fire.
+    throw new ConfigError(
+      'SVC_APP_SHADOW_HEAD_TIMEOUT',
+      raw('SVC_APP_SHADOW_HEAD_TIMEOUT'),
+      `must be at most SVC_APP_SHADOW_TIMEOUT (${raw('SVC_APP_SHADOW_TIMEOUT') ?? '10s'})`,
+    )
+  }
   let shadowRules
   try {
     shadowRules = compileShadowRules(v['SVC_APP_SHADOW_RULES'])
@@ -206,6 +220,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
     shadow: Object.freeze({
       liveTimeoutMs: v.SVC_APP_LIVE_TIMEOUT,
       shadowTimeoutMs: v.SVC_APP_SHADOW_TIMEOUT,
+      ...(headTimeout === undefined ? {} : { shadowHeadTimeoutMs: headTimeout }),
       maxBodyBytes: v.SVC_APP_MAX_BODY_SIZE,
       samplingRate: v.SVC_APP_SAMPLING_RATE,
       shadowRules,
@@ -216,6 +231,8 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
         maxIdleConnsPerHost: v.SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST,
         maxConnsPerHost: v.SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST,
         idleConnTimeoutMs: v.SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT,
+        // Only when set, as the module leaves it: the pool applies the default.
+        ...(v['SVC_APP_SHADOW_CLIENT'] === undefined ? {} : { shadowClient: v['SVC_APP_SHADOW_CLIENT'] }),
       }),
       redactedFields: Object.freeze(v.SVC_APP_REDACTED_FIELDS),
       trustedProxies: v.SVC_APP_TRUSTED_PROXIES,

@@ -129,7 +129,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       maxBodyBytes: settings.maxBodyBytes,
       slotsBounded: settings.httpClient.maxConnsPerHost !== 0,
     }),
-    shadow: pool.shadowClient(settings.shadowUrl),
+    shadow: pool.shadowClient(settings.shadowUrl, shadowHeadTimeout(settings)),
     // The shadow's body is always bounded: by the body bound, else by the budget (docs/proxy.md "Memory").
     shadowMaxBytes: settings.maxBodyBytes === 0 ? budget.limit : settings.maxBodyBytes,
     shadowRefusals,
@@ -269,3 +269,9 @@ function clientRequestIdOf(headers: Headers): string | undefined {
 }
 
 const MAX_LOGGED_REQUEST_ID = 128
+
+/** The head's own timeout, when it is shorter than the whole exchange's (which otherwise ends the wait first): 0 for none. */
+function shadowHeadTimeout(settings: ShadowSettings): number {
+  const ms = settings.shadowHeadTimeoutMs ?? 0
+  return ms > 0 && ms < settings.shadowTimeoutMs ? ms : 0
+}

@@ -9,6 +9,15 @@ import type { EndpointTemplates } from '../../insights/index.ts'
 import type { ShadowRules } from './shadow-rules.ts'
 
 /**
+ * Which client an `http:` shadow gets (SVC_APP_SHADOW_CLIENT): our
+ * HTTP/1.1 client over `Bun.connect`, or Bun's fetch. An `https:` shadow
+ * always gets fetch. Why the default: docs/proxy.md "The shadow's client".
+ */
+export const SHADOW_CLIENTS = ['http1', 'fetch'] as const
+export type ShadowClientKind = (typeof SHADOW_CLIENTS)[number]
+export const DEFAULT_SHADOW_CLIENT: ShadowClientKind = 'http1'
+
+/**
  * The outbound HTTP client (SVC_APP_HTTP_CLIENT_*, the module's
  * `http_client { ... }`). How each maps onto Bun's fetch is in
  * `upstream/upstream-pool.ts` and docs/proxy.md.
@@ -22,6 +31,8 @@ export interface HttpClientSettings {
   readonly maxConnsPerHost: number
   /** Idle connection lifetime in ms; 0 means no timeout. @default 90000 */
   readonly idleConnTimeoutMs: number
+  /** The client of an `http:` shadow (SVC_APP_SHADOW_CLIENT). @default DEFAULT_SHADOW_CLIENT */
+  readonly shadowClient?: ShadowClientKind
 }
 
 export const DEFAULT_HTTP_CLIENT: HttpClientSettings = Object.freeze({
@@ -43,6 +54,12 @@ export interface ShadowSettings {
   readonly liveTimeoutMs: number
   /** Bounds the whole shadow exchange, body included. @default 10000 */
   readonly shadowTimeoutMs: number
+  /**
+   * Bounds the wait for the shadow's response head, from when its request
+   * starts (SVC_APP_SHADOW_HEAD_TIMEOUT); at most `shadowTimeoutMs`.
+   * @default undefined: the shadow timeout alone
+   */
+  readonly shadowHeadTimeoutMs?: number
   /** Request and response bodies above this are not shadowed/compared; 0 means unlimited. */
   readonly maxBodyBytes: number
   /** Fraction of eligible requests shadowed, 0 to 1. @default 1 */

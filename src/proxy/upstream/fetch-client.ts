@@ -11,8 +11,8 @@ import { readResponseBody } from './bounded-body.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
 import { headerMapOf } from './header-map.ts'
 import { MAX_HEAD_BYTES, statusProblem } from './response-head.ts'
-import type { ShadowClient, UpstreamClient } from './upstream-client.ts'
-import { badResponse, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
+import type { ShadowClient, UpstreamClient, UpstreamExchange } from './upstream-client.ts'
+import { badResponse, HeadTimeoutReason, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 export interface FetchClientOptions {
   readonly target: UpstreamClient['target']
@@ -73,15 +73,30 @@ export function createFetchClient(options: FetchClientOptions): UpstreamClient {
 }
 
 /**
- * The shadow over fetch (an `https:` shadow): the body read within the
- * bound, then the slot freed. Exported for the tests, which check that it
- * and our HTTP/1.1 client read the same responses alike.
+ * The shadow over fetch (an `https:` shadow, or any with
+ * SVC_APP_SHADOW_CLIENT=fetch): the body read within the bound, then the
+ * slot freed. Exported for the tests, which check that it and our
+ * HTTP/1.1 client read the same responses alike.
+ * @param headTimeoutMs bounds the wait for the response head from the call (a slot included); 0: only the request's signal does
  */
-export function shadowOverFetch(client: UpstreamClient): ShadowClient {
+export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): ShadowClient {
   const { target } = client
   return {
     async send(request, maxBodyBytes, reserve) {
-      const exchange = await client.send({ ...request, headers: shadowRequestHeaders(request.headers) })
+      let signal = request.signal
+      let headTimer: ReturnType<typeof setTimeout> | undefined
+      if (headTimeoutMs > 0) {
+        // Only when configured: a second signal costs an allocation per request.
+        const head = new AbortController()
+        signal = AbortSignal.any([signal, head.signal])
+        headTimer = setTimeout(() => head.abort(new HeadTimeoutReason(headTimeoutMs)), headTimeoutMs)
+      }
+      let exchange: UpstreamExchange
+      try {
+        exchange = await client.send({ ...request, signal, headers: shadowRequestHeaders(request.headers) })
+      } finally {
+        clearTimeout(headTimer)
+      }
       try {
         const { response, latencyMs } = exchange
         const refused = refusedHead(target, response)
@@ -94,7 +109,7 @@ export function shadowOverFetch(client: UpstreamClient): ShadowClient {
         if (read.kind === 'over-budget') return read
         return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
       } catch (error) {
-        throw toUpstreamError(error, target, request.signal)
+        throw toUpstreamError(error, target, signal)
       } finally {
         exchange.done()
       }

@@ -27,7 +27,7 @@ import { connect, StaleConnectionError, type Connection } from './http1-connecti
 import { ResponseReader } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
 import type { WholeResponse } from './upstream-client.ts'
-import { responseTooLarge, toUpstreamError } from './upstream-error.ts'
+import { HeadTimeoutReason, responseTooLarge, toUpstreamError } from './upstream-error.ts'
 
 /** One exchange's request: what `UpstreamRequest` says, with the body read. */
 export interface Http1Request {
@@ -49,6 +49,11 @@ export interface Http1ClientOptions {
   readonly recorder?: UpstreamRecorder
   /** Fields set on every request, in place of the request's own of that name (the shadow's `X-Svc-Mode`). */
   readonly setFields?: Readonly<Record<string, string>>
+  /**
+   * Bounds the wait for the response head, from the call (a connection
+   * slot and the connect included); 0: only the request's signal does.
+   */
+  readonly headTimeoutMs?: number
 }
 
 export interface Http1Client {
@@ -70,6 +75,7 @@ const USER_AGENT = `Bun/${Bun.version}`
 
 export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const { target, slots, idle, recorder } = options
+  const headTimeoutMs = options.headTimeoutMs ?? 0
   const url = new URL(options.baseUrl)
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   const port = Number(url.port || 80)
@@ -128,12 +134,28 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
 
   return {
     async send(request, maxBodyBytes, reserve) {
-      const { method, signal } = request
-      const waiting = takeConnectionSlot(slots, signal, target)
-      if (waiting !== undefined) await waiting
+      const { method } = request
+      let reader = new ResponseReader(method, maxBodyBytes, reserve)
+      let signal = request.signal
+      let headTimer: ReturnType<typeof setTimeout> | undefined
+      if (headTimeoutMs > 0) {
+        // Only when configured: a second signal costs an allocation per request.
+        const head = new AbortController()
+        signal = AbortSignal.any([signal, head.signal])
+        headTimer = setTimeout(() => {
+          if (reader.head === undefined) head.abort(new HeadTimeoutReason(headTimeoutMs))
+        }, headTimeoutMs)
+        request = { ...request, signal }
+      }
+      try {
+        const waiting = takeConnectionSlot(slots, signal, target)
+        if (waiting !== undefined) await waiting
+      } catch (error) {
+        clearTimeout(headTimer)
+        throw error
+      }
       const started = performance.now()
       const bytes = requestBytes(request)
-      let reader = new ResponseReader(method, maxBodyBytes, reserve)
       try {
         let connection: Connection
         try {
@@ -145,7 +167,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         }
         // A response that came before the whole request was written (a 413
         // at once, say) leaves the connection out of step: not reused.
-        if (reader.reusable && connection.requestWritten) idle.put(connection)
+        if (reader.reusable && connection.requestWritten) idle.put(connection, reader.keepAliveMs)
         else connection.close()
         const head = reader.head!
         const latencyMs = connection.headAt - started
@@ -159,6 +181,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         recorder?.observe(method, 0, (performance.now() - started) / 1000)
         throw toUpstreamError(error, target, signal)
       } finally {
+        clearTimeout(headTimer)
         slots.release()
       }
       // Its head came: observed above with its status, not as a failure.

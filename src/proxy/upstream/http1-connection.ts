@@ -19,6 +19,8 @@ export class Connection {
   closed = false
   reused = false
   idleSince = 0
+  /** performance.now() from which the server may have closed it while idle (its `Keep-Alive: timeout=`); Infinity when it did not say. */
+  reusableUntil = Infinity
   /** When the current exchange's response head came in (performance.now()). */
   headAt = 0
   /** Whether the current exchange's request went out whole. */

@@ -16,6 +16,7 @@
 import {
   framingOf,
   headEnd,
+  keepAliveHintMs,
   keepsAlive,
   MAX_HEAD_BYTES,
   parseHead,
@@ -64,6 +65,8 @@ export class ResponseReader {
   tooLarge = false
   /** Whether `reserve` refused bytes of the body (then it is not kept, and the connection not reused). */
   overBudget = false
+  /** How long the server keeps the connection idle, by its `Keep-Alive: timeout=` (ms); undefined when it did not say. */
+  keepAliveMs: number | undefined
   /**
    * Bytes looked at or copied while waiting for the end of a head, a
    * chunk-size line or a trailer line: at most a few times the bytes
@@ -228,6 +231,7 @@ export class ResponseReader {
     }
     this.head = head
     this.keepAlive = keepsAlive(text, head.fields)
+    this.keepAliveMs = keepAliveHintMs(head.fields)
     if (head.fields['transfer-encoding'] !== undefined) {
       // RFC 9112 section 6.1: a message with both "ought to be handled as an
       // error"; a sender that writes both frames its body two ways, the shape

@@ -1,9 +1,21 @@
 import type { Connection } from './http1-connection.ts'
 
 /**
+ * How much sooner than a server's announced idle timeout its connection
+ * stops being reused: the request must reach it before it closes, and its
+ * timer may have started before our clock read the response (Node's HTTP
+ * agent leaves the same second).
+ */
+export const KEEP_ALIVE_MARGIN_MS = 1000
+
+/**
  * A host's idle keep-alive connections, most recently used first: at most
  * `maxIdle` of them, and at most `budget.max` across hosts (0: no such
- * bound); one idle longer than `idleTimeoutMs` (0: no bound) is closed.
+ * bound); one idle longer than `idleTimeoutMs` (0: no bound) is closed,
+ * and one idle for longer than its server said it keeps idle connections
+ * (`Keep-Alive: timeout=N`, less KEEP_ALIVE_MARGIN_MS) is never reused: a
+ * request written as the server closes it would be lost or, when it
+ * cannot be replayed, fail as a reset.
  */
 export class IdleConnections {
   private readonly list: Connection[] = []
@@ -16,28 +28,39 @@ export class IdleConnections {
   ) {}
 
   take(): Connection | undefined {
-    const now = this.idleTimeoutMs === 0 ? 0 : performance.now()
+    let now = -1
     for (;;) {
       const connection = this.list.pop()
       if (connection === undefined) return undefined
       this.leave(connection)
       if (connection.closed) continue
-      if (this.idleTimeoutMs !== 0 && now - connection.idleSince > this.idleTimeoutMs) {
-        connection.close()
-        continue
+      if (this.idleTimeoutMs !== 0 || connection.reusableUntil !== Infinity) {
+        if (now === -1) now = performance.now()
+        if ((this.idleTimeoutMs !== 0 && now - connection.idleSince > this.idleTimeoutMs) || now >= connection.reusableUntil) {
+          connection.close()
+          continue
+        }
       }
       connection.reused = true
       return connection
     }
   }
 
-  put(connection: Connection): void {
+  /**
+   * @param serverIdleMs how long the server keeps it idle, from its
+   *   `Keep-Alive: timeout=`; undefined when it did not say
+   */
+  put(connection: Connection, serverIdleMs?: number): void {
     if (connection.closed) return
-    if (this.list.length >= this.maxIdle || (this.budget.max !== 0 && this.budget.count >= this.budget.max)) {
+    const full = this.list.length >= this.maxIdle || (this.budget.max !== 0 && this.budget.count >= this.budget.max)
+    const reusableMs = serverIdleMs === undefined ? Infinity : serverIdleMs - KEEP_ALIVE_MARGIN_MS
+    if (full || reusableMs <= 0) {
       connection.close()
       return
     }
-    connection.idleSince = this.idleTimeoutMs === 0 ? 0 : performance.now()
+    const needsClock = this.idleTimeoutMs !== 0 || reusableMs !== Infinity
+    connection.idleSince = needsClock ? performance.now() : 0
+    connection.reusableUntil = connection.idleSince + reusableMs
     connection.onIdleClose = this.remove
     this.list.push(connection)
     this.budget.count++

@@ -135,3 +135,25 @@ export function keepsAlive(head: string, fields: Record<string, string>): boolea
   if (tokens.includes('close')) return false
   return head.startsWith('HTTP/1.1') || tokens.includes('keep-alive')
 }
+
+/** `timeout=N` in a Keep-Alive field, seconds as digits only. */
+const KEEP_ALIVE_TIMEOUT = /^\s*timeout\s*=\s*"?(\d{1,9})"?\s*$/i
+
+/**
+ * How long the server says it keeps an idle connection open, from its
+ * `Keep-Alive: timeout=N` field (RFC 2068 section 19.7.1.1; HTTP/1.1
+ * servers such as Apache and Node's send it), in ms; undefined when it
+ * says nothing readable. Repeated fields: the shortest.
+ */
+export function keepAliveHintMs(fields: Readonly<Record<string, string>>): number | undefined {
+  const value = fields['keep-alive']
+  if (value === undefined) return undefined
+  let shortest: number | undefined
+  for (const part of value.split(',')) {
+    const match = KEEP_ALIVE_TIMEOUT.exec(part)
+    if (match === null) continue
+    const ms = Number(match[1]) * 1000
+    if (shortest === undefined || ms < shortest) shortest = ms
+  }
+  return shortest
+}

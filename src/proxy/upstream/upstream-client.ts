@@ -76,11 +76,13 @@ export interface UpstreamPool {
   /** The client of one upstream, made once; clients of one origin share a slot count and a pool. */
   client(target: SvcTarget, baseUrl: string): UpstreamClient
   /**
-   * The shadow's client: our HTTP/1.1 client for an `http:` shadow
-   * (`http1-client.ts`), fetch for `https:`. It shares the host's
+   * The shadow's client, one per protocol: for an `http:` shadow our
+   * HTTP/1.1 client (`http1-client.ts`) or fetch, as the settings'
+   * `shadowClient` says; fetch for `https:`. It shares the host's
    * connection slots with `client()`.
+   * @param headTimeoutMs bounds the wait for the response head, from the call; 0: only the request's signal does
    */
-  shadowClient(baseUrl: string): ShadowClient
+  shadowClient(baseUrl: string, headTimeoutMs?: number): ShadowClient
   /** Closes the idle connections of every session. */
   close(): void
 }

@@ -43,6 +43,18 @@ export class TimeoutReason extends Error {
 }
 
 /**
+ * The shadow's response head did not come within its own timeout
+ * (SVC_APP_SHADOW_HEAD_TIMEOUT); still `timed out`, the words stored
+ * errors are classified by.
+ */
+export class HeadTimeoutReason extends TimeoutReason {
+  constructor(timeoutMs: number) {
+    super(timeoutMs)
+    this.message = `${this.message} waiting for the response head`
+  }
+}
+
+/**
  * Turns what fetch (or a body read) threw into an UpstreamError. Bun's
  * fetch rejects with `code` ECONNREFUSED, ECONNRESET, ENOTFOUND...; an abort
  * rejects with the signal's reason, which is a `TimeoutReason` when our own

@@ -1,8 +1,9 @@
 /**
  * The outbound HTTP clients, per upstream origin: Bun's fetch with one
  * `Bun.FetchSession` (its own keep-alive pool) for live, the API and an
- * `https:` shadow; our HTTP/1.1 client (`http1-client.ts`) with its own
- * idle list for an `http:` shadow, whose response is read whole; and one
+ * `https:` shadow; for an `http:` shadow, whose response is read whole,
+ * our HTTP/1.1 client (`http1-client.ts`) with its own idle list, or fetch
+ * (SVC_APP_SHADOW_CLIENT, docs/proxy.md "The shadow's client"); and one
  * semaphore of connection slots that both share. How the four
  * SVC_APP_HTTP_CLIENT_* settings map (docs/proxy.md has the table):
  *
@@ -22,7 +23,7 @@
  *   (0: never).
  */
 import { Semaphore } from '../policy/semaphore.ts'
-import type { HttpClientSettings } from '../policy/shadow-settings.ts'
+import { DEFAULT_SHADOW_CLIENT, type HttpClientSettings } from '../policy/shadow-settings.ts'
 import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../policy/forward-headers.ts'
 import { createFetchClient, shadowOverFetch } from './fetch-client.ts'
 import { createHttp1Client } from './http1-client.ts'
@@ -65,9 +66,11 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   }
 
   const pool: UpstreamPool = {
-    shadowClient(baseUrl) {
+    shadowClient(baseUrl, headTimeoutMs = 0) {
       const url = new URL(baseUrl)
-      if (url.protocol !== 'http:') return shadowOverFetch(pool.client('shadow', baseUrl))
+      if (url.protocol !== 'http:' || (settings.shadowClient ?? DEFAULT_SHADOW_CLIENT) === 'fetch') {
+        return shadowOverFetch(pool.client('shadow', baseUrl), headTimeoutMs)
+      }
       const { slots, idle } = host(url.origin)
       return createHttp1Client({
         target: 'shadow',
@@ -76,6 +79,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
         idle,
         recorder: metrics?.forUpstream('shadow', url),
         setFields: { [SHADOW_MODE_HEADER]: SHADOW_MODE_VALUE },
+        headTimeoutMs,
       })
     },
 

@@ -56,6 +56,15 @@ describe('loadProxyConfig: SPEC.md "Proxy, common" defaults', () => {
     expect(trustedProxies?.has('192.0.2.8')).toBe(false)
   })
 
+  test('the shadow client and the head timeout only when set (the pool and the handler apply the defaults)', () => {
+    const defaults = loadProxyConfig(STANDALONE).shadow
+    expect(defaults.httpClient.shadowClient).toBeUndefined()
+    expect(defaults.shadowHeadTimeoutMs).toBeUndefined()
+    const set = loadProxyConfig({ ...STANDALONE, SVC_APP_SHADOW_CLIENT: 'fetch', SVC_APP_SHADOW_HEAD_TIMEOUT: '2s' }).shadow
+    expect(set.httpClient.shadowClient).toBe('fetch')
+    expect(set.shadowHeadTimeoutMs).toBe(2000)
+  })
+
   test('compiles the shadow rules once, base rules appended', () => {
     const config = loadProxyConfig({ ...STANDALONE, SVC_APP_SHADOW_RULES: 'allow POST:/api/search' })
     expect(config.shadow.shadowRules.shouldShadow('POST', '/api/search').shadow).toBe(true)
@@ -200,6 +209,8 @@ describe('one clear line per invalid value', () => {
     ['SVC_APP_MAX_CONCURRENT_CALLBACKS', 'many', 'SVC_APP_MAX_CONCURRENT_CALLBACKS: "many" must be an integer of at least 0'],
     ['SVC_APP_MAX_BYTES_IN_FLIGHT', '0', 'SVC_APP_MAX_BYTES_IN_FLIGHT: "0" must be an integer of at least 1'],
     ['SVC_APP_METRICS_ENABLED', 'yes', 'SVC_APP_METRICS_ENABLED: "yes" must be true or false'],
+    ['SVC_APP_SHADOW_CLIENT', 'curl', 'SVC_APP_SHADOW_CLIENT: "curl" must be one of http1, fetch'],
+    ['SVC_APP_SHADOW_HEAD_TIMEOUT', '0s', 'SVC_APP_SHADOW_HEAD_TIMEOUT: "0s" must be a positive duration'],
     ['SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT', '-1s', 'SVC_APP_HTTP_CLIENT_IDLE_CONN_TIMEOUT: "-1s" must be a duration of 0 or more'],
     ['SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST', '1.5', 'SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: "1.5" must be an integer of at least 0'],
     ['SVC_APP_DIFF_FLOAT_TOLERANCE', '-0.5', 'SVC_APP_DIFF_FLOAT_TOLERANCE: "-0.5" must be a number of at least 0'],
@@ -264,6 +275,12 @@ describe('one clear line per invalid value', () => {
     ['SVC_APP_PORT', '65536'],
   ])('%s=%s is not a port to listen on', (variable, value) => {
     expect(errorOf({ ...STANDALONE, [variable]: value }).message).toBe(`${variable}: "${value}" must be an integer from 1 to 65535`)
+  })
+
+  test('the shadow head timeout must be at most the shadow timeout', () => {
+    expect(errorOf({ ...STANDALONE, SVC_APP_SHADOW_HEAD_TIMEOUT: '11s' }).message).toBe(
+      'SVC_APP_SHADOW_HEAD_TIMEOUT: "11s" must be at most SVC_APP_SHADOW_TIMEOUT (10s)',
+    )
   })
 
   test('the write timeout must be at least the live timeout', () => {

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
-import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../../src/proxy/index.ts'
+import { createUpstreamPool, DEFAULT_HTTP_CLIENT as DEFAULTS, type UpstreamPool } from '../../../../src/proxy/index.ts'
 import type { HttpClientSettings } from '../../../../src/proxy/policy/shadow-settings.ts'
 import { TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
 import { freePort } from '../../../support/upstreams.ts'
@@ -73,6 +73,9 @@ async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> 
     await Bun.sleep(10)
   }
 }
+
+/** Our client whatever the default of SVC_APP_SHADOW_CLIENT. */
+const DEFAULT_HTTP_CLIENT: HttpClientSettings = { ...DEFAULTS, shadowClient: 'http1' }
 
 const pools: UpstreamPool[] = []
 const servers: RawServer[] = []
@@ -413,5 +416,63 @@ describe('stale connections and failures', () => {
     })
     expect((await client.send(get(), 0)).kind).toBe('complete')
     expect(server.connections).toHaveLength(2)
+  })
+})
+
+describe("the server's Keep-Alive: timeout=", () => {
+  /**
+   * Answers the first request of a connection with `Keep-Alive`; closes
+   * the connection without an answer on a later one, as a server does
+   * whose idle timer fired as the request came in.
+   */
+  const announcing = (keepAlive: string): Answer => (_, __, index) => (index === 0 ? ok('{}', `Keep-Alive: ${keepAlive}\r\n`) : 'close')
+  const post = () => ({ ...get(), method: 'POST', body: new Uint8Array([1]) })
+
+  test('a connection the server keeps idle for at most a second is not kept: a POST after it goes out on a new one', async () => {
+    const { server, client } = setup(announcing('timeout=1'))
+    await client.send(get(), 0)
+    await until(() => server.open === 0)
+    expect((await client.send(post(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(2)
+  })
+
+  test('a connection idle for longer than the server announced, less a second, is not reused', async () => {
+    const { server, client } = setup(announcing('timeout=2, max=100'))
+    await client.send(get(), 0)
+    await Bun.sleep(1100)
+    expect((await client.send(post(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(2)
+  })
+
+  test('within what the server announced, the connection is reused', async () => {
+    const { server, client } = setup(() => ok('{}', 'Keep-Alive: timeout=60\r\n'))
+    await client.send(get(), 0)
+    await client.send(post(), 0)
+    expect(server.connections).toHaveLength(1)
+  })
+})
+
+describe('the response head timeout', () => {
+  test("a shadow that takes the request and never answers times out at the head's own bound, and its connection is closed", async () => {
+    const server = rawServer(() => 'ignore')
+    servers.push(server)
+    const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+    pools.push(pool)
+    const error = await pool.shadowClient(server.url, 150).send(get(), 0).then(() => undefined, (e: unknown) => e)
+    expect(error).toMatchObject({ kind: 'timeout', message: 'shadow: timed out after 150ms waiting for the response head' })
+    await until(() => server.open === 0)
+  })
+
+  test('a body slower than the head timeout is read to its end: only the head is bounded', async () => {
+    const server = rawServer((_, connection) => {
+      connection.socket.write('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab')
+      setTimeout(() => connection.socket.write('cd'), 300)
+      return 'ignore'
+    })
+    servers.push(server)
+    const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+    pools.push(pool)
+    const response = await pool.shadowClient(server.url, 100).send(get(), 0)
+    expect(response.kind === 'complete' && Buffer.from(response.body).toString()).toBe('abcd')
   })
 })

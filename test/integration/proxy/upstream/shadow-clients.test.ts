@@ -35,6 +35,15 @@ const RESPONSES: Record<string, Buffer> = {
   '/large-chunked': Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n64\r\n${'y'.repeat(100)}\r\n0\r\n\r\n`),
 }
 
+/** Answers written by a script instead of at once: by path. */
+const SCRIPTED: Record<string, (socket: Bun.Socket<undefined>) => void> = {
+  '/silent': () => {},
+  '/slow-body': (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab')
+    setTimeout(() => socket.write('cd'), 300)
+  },
+}
+
 let listener: Bun.TCPSocketListener<undefined>
 let pool: UpstreamPool
 let ours: ShadowClient
@@ -47,12 +56,14 @@ beforeAll(() => {
     socket: {
       data(socket, data) {
         const path = data.toString('latin1').split(' ')[1]!
+        const script = SCRIPTED[path]
+        if (script !== undefined) return script(socket)
         socket.write(RESPONSES[path] ?? Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'))
       },
     },
   })
   const url = `http://127.0.0.1:${listener.port}`
-  pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
+  pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, shadowClient: 'http1' } })
   ours = pool.shadowClient(url)
   viaFetch = shadowOverFetch(pool.client('shadow', url))
 })
@@ -143,6 +154,28 @@ describe('both shadow clients refuse a hostile shadow alike', () => {
   })
 })
 
+describe('both shadow clients bound the response head alike', () => {
+  test('a shadow that never answers: both time out at the head timeout with the same text', async () => {
+    const url = `http://127.0.0.1:${listener.port}`
+    const [a, b] = await Promise.all([
+      outcome(pool.shadowClient(url, 150), '/silent'),
+      outcome(shadowOverFetch(pool.client('shadow', url), 150), '/silent'),
+    ])
+    const timeout = { kind: 'timeout' as const, message: 'shadow: timed out after 150ms waiting for the response head' }
+    expect({ ours: a, fetch: b }).toEqual({ ours: timeout, fetch: timeout })
+  })
+
+  test('a body slower than the head timeout: both read it whole', async () => {
+    const url = `http://127.0.0.1:${listener.port}`
+    const [a, b] = await Promise.all([
+      outcome(pool.shadowClient(url, 100), '/slow-body'),
+      outcome(shadowOverFetch(pool.client('shadow', url), 100), '/slow-body'),
+    ])
+    expect(a.kind === 'complete' && Buffer.from(a.body).toString()).toBe('abcd')
+    expect(b.kind === 'complete' && Buffer.from(b.body).toString()).toBe('abcd')
+  })
+})
+
 describe('both shadow clients refuse the same malformed responses', () => {
   const MALFORMED: Record<string, string> = {
     '/cl-list': 'HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok',
@@ -157,6 +190,20 @@ describe('both shadow clients refuse the same malformed responses', () => {
     delete RESPONSES[path]
     // The same kind; the texts differ (fetch says only that it refused the bytes).
     expect({ ours: a.kind, fetch: b.kind }).toEqual({ ours: 'bad_response', fetch: 'bad_response' })
+  })
+
+  test("SVC_APP_SHADOW_CLIENT picks an http: shadow's client (told apart by fetch's text for such bytes)", async () => {
+    RESPONSES['/which'] = Buffer.from(MALFORMED['/value-cr']!, 'latin1')
+    const url = `http://127.0.0.1:${listener.port}`
+    const viaSetting = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, shadowClient: 'fetch' } })
+    try {
+      const [a, b] = await Promise.all([outcome(ours, '/which'), outcome(viaSetting.shadowClient(url), '/which')])
+      expect(a).toMatchObject({ kind: 'bad_response', message: 'shadow: bad response: bad value of header "x-a"' })
+      expect(b).toMatchObject({ kind: 'bad_response', message: expect.stringContaining('(fetch: ') })
+    } finally {
+      delete RESPONSES['/which']
+      viaSetting.close()
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { parseHead, ResponseProtocolError, statusProblem } from '../../../../src/proxy/upstream/response-head.ts'
+import { keepAliveHintMs, parseHead, ResponseProtocolError, statusProblem } from '../../../../src/proxy/upstream/response-head.ts'
 
 describe('parseHead', () => {
   test('repeated fields are joined with ", " as Headers joins them; Set-Cookie values are kept apart', () => {
@@ -51,5 +51,24 @@ describe('status codes (RFC 9110 section 15: valid ones are 100 to 599)', () => 
       }),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('keepAliveHintMs', () => {
+  test.each([
+    [undefined, undefined],
+    ['timeout=5', 5000],
+    ['timeout=5, max=100', 5000],
+    ['max=100, Timeout = 2', 2000],
+    ['timeout="3"', 3000],
+    ['timeout=5, timeout=1', 1000],
+    ['timeout=0', 0],
+    ['timeout=-1', undefined],
+    ['timeout=1.5', undefined],
+    ['max=100', undefined],
+    ['', undefined],
+  ])('Keep-Alive: %p → %p ms', (value, ms) => {
+    const fields: Record<string, string> = value === undefined ? {} : { 'keep-alive': value }
+    expect(keepAliveHintMs(fields)).toBe(ms)
   })
 })
