@@ -62,7 +62,7 @@ describe('hub on the real API: keyboard and labels', () => {
     expect(await unlabelledControls(page)).toEqual([])
 
     // The diff filter is a radio group: arrow keys choose.
-    await page.goto(`${session.stack.hub.url}/gates/${gateId}`)
+    await page.goto(`${session.stack.hub.url}/gates/${gateId}/requests`)
     await page.locator('request-table tbody tr').first().waitFor()
     expect(await unlabelledControls(page)).toEqual([])
     await page.locator('request-filters input[name=has_diff][value=any]').focus()

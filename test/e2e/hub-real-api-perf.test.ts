@@ -83,7 +83,7 @@ async function open(path: string) {
       switch (c.kind) {
         case 'range': {
           // The range line says which page is shown; the table is no longer dimmed.
-          const gate = inside('svc-app', 'gate-page')
+          const gate = inside('svc-app', 'gate-page', 'gate-requests')
           const range = gate?.querySelector('page-nav')?.shadowRoot?.querySelector('.range')?.textContent?.trim()
           const table = gate?.querySelector('request-table')?.shadowRoot?.querySelector('table')
           return range === c.text && table?.getAttribute('aria-busy') === 'false'
@@ -146,7 +146,7 @@ const range = () => page.locator('gate-page page-nav .range').textContent().then
 
 describe('hub on the real API with real volumes (Chromium, PostgreSQL)', () => {
   test('a gate with 100,000 captures pages smoothly', async () => {
-    const started = await open(`/gates/${bulkGateId}`)
+    const started = await open(`/gates/${bulkGateId}/requests`)
     await until(range, (r) => r === '1–50 of 100,000 requests', 'the first page')
     console.info(`gate page with ${CAPTURES.toLocaleString('en')} captures: first page shown ${Date.now() - started} ms after navigation, longest task ${await longest()} ms`)
     expect(await page.locator('gate-page stats-cards .card', { hasText: 'Requests, last 24 h' }).locator('dd').first().textContent()).toBe('100,000')

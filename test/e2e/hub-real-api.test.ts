@@ -72,7 +72,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
 
   test('captures posted through the API show up; the filters narrow them as the API does', async () => {
     const gateId = await catalogGate()
-    await open(`/gates/${gateId}`)
+    await open(`/gates/${gateId}/requests`)
     await page.locator('gate-page h1').waitFor()
     const created = await catalogCaptures()
     const all = Object.values(created)
@@ -89,12 +89,12 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     expect(await row(created.identical).locator('td:last-child .badge').textContent()).toBe('same')
 
     // A page size set by a link is the one the selector shows; choosing 25 then works.
-    await open(`/gates/${gateId}?limit=2`)
+    await open(`/gates/${gateId}/requests?limit=2`)
     await untilCount(rowLinks(), 2, '2 rows')
     expect(await page.locator('page-nav select#size').inputValue()).toBe('2')
     await page.locator('page-nav select#size').selectOption('25')
     await untilCount(rowLinks(), all.length, `${all.length} rows`)
-    await open(`/gates/${gateId}`)
+    await open(`/gates/${gateId}/requests`)
 
     // The gate's stats come from the API's rollups.
     await page.reload()
@@ -130,7 +130,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
 
     // A time range (minute precision): from the minute of the shadow 500 on.
     await page.locator('request-filters button', { hasText: 'Clear filters' }).click()
-    await page.waitForURL(new RegExp(`/gates/${gateId}$`))
+    await page.waitForURL(new RegExp(`/gates/${gateId}/requests$`))
     const from = new Date(Math.floor(Date.parse(created.shadow500.created_at) / 60_000) * 60_000)
     await page.locator('request-filters #from').fill(from.toISOString().slice(0, 16))
     await page.waitForURL(/\?from=/)
@@ -155,7 +155,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
   test('a renamed field: the operations, the highlights in both bodies, and "Show"', async () => {
     const gateId = await catalogGate()
     const { renamed } = await catalogCaptures()
-    await open(`/gates/${gateId}?has_diff=true`)
+    await open(`/gates/${gateId}/requests?has_diff=true`)
     await page.locator(`request-table a.path[href$="${renamed.id}"]`).click()
     await page.waitForURL(new RegExp(`/requests/${renamed.id}$`))
     await page.locator('diff-list tbody tr').first().waitFor()
@@ -237,7 +237,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
   test('diff settings: saved through the API, shown after a reload, applied to the next captures', async () => {
     const gateId = await catalogGate()
     await catalogCaptures()
-    await open(`/gates/${gateId}`)
+    await open(`/gates/${gateId}/settings`)
     const form = page.locator('diff-config-form')
     await form.locator('#retention').waitFor()
 
@@ -276,7 +276,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     const s = scenarios()
     const again = await postCaptures(session.stack.api, gateId, [s.renamed, s.float, s.reordered])
     expect(again.map((r) => r.has_diff)).toEqual([false, false, false])
-    await page.locator('gate-page button', { hasText: 'Refresh' }).click()
+    await page.locator('gate-page .tabs a', { hasText: 'Requests' }).click()
     const newest = page.locator('request-table tbody tr', { has: page.locator(`a.path[href$="${again[2]!.id}"]`) })
     expect(await newest.locator('td:last-child .badge').textContent()).toBe('same')
     // …and redacts the new field before storing it.

@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { startHubServer } from '../../src/hub-server/index.ts'
 import { launchChromium, watchProblems } from './support/browser.ts'
 import type { PageProblems } from './support/browser.ts'
+import { until } from './support/page-probes.ts'
 import { startHubStack } from './support/stack.ts'
 import type { HubStack } from './support/stack.ts'
 
@@ -77,8 +78,10 @@ describe('hub smoke (Chromium, fake API)', () => {
   }, TIMEOUT)
 
   test('gate page deep link with filters; filters change the URL and the list', async () => {
+    // A link from before the Differences view: its filters move to the request list.
     await open(`/gates/${gate().id}?has_diff=true`)
     await page.locator('request-table tbody tr').first().waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/gates/${gate().id}/requests`)
     const badges = await page.locator('request-table tbody tr .badge.diff-yes, request-table tbody tr .badge.diff-no').allTextContents()
     expect(new Set(badges)).toEqual(new Set(['diff']))
     expect(stack.api.seen.some((s) => s.path.includes('/requests?has_diff=true'))).toBe(true)
@@ -110,6 +113,112 @@ describe('hub smoke (Chromium, fake API)', () => {
       while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement
       return el?.getAttribute('data-pointer') === '/total'
     })
+  }, TIMEOUT)
+
+  test('Differences: endpoints, kinds of difference and fields of the window; the window in the URL', async () => {
+    const before = stack.api.seen.length
+    await open(`/gates/${gate().id}`)
+    await page.locator('signature-table tbody tr').first().waitFor()
+    expect(await page.locator('gate-page .tabs a[aria-current=page]').textContent()).toBe('Differences')
+    const seen = (what: string) =>
+      stack.api.seen.slice(before).filter((s) => s.method === 'GET' && s.path.startsWith(`/gates/${gate().id}/${what}?`))
+    // The three reads share one `from`, 24 hours back.
+    const from = new URLSearchParams(seen('endpoints')[0]!.path.split('?')[1]).get('from')!
+    expect(Math.abs(Date.parse(from) - (Date.now() - 86_400_000))).toBeLessThan(60_000)
+    for (const what of ['signatures', 'fields']) expect(new URLSearchParams(seen(what)[0]!.path.split('?')[1]).get('from')).toBe(from)
+
+    // The endpoints, by diff rate; the orders page differs every time.
+    const first = page.locator('endpoint-table tbody tr').first()
+    expect(await first.getAttribute('data-template')).toBe('/api/orders/{id}')
+    expect(await first.locator('diff-rate .value').textContent()).toBe('100%')
+    // The failed shadow is an error of its endpoint, and a signature of its own.
+    expect(await page.locator('endpoint-table tbody tr[data-template="/api/cart/items/{id}"][data-method=PUT] td.errors').textContent()).toBe('1')
+    const error = page.locator('signature-table tbody tr[data-kind=error]')
+    // Its error text is Go's ("dial tcp …: connection refused"), which no class of docs/insights.md names.
+    expect(await error.locator('code.text').textContent()).toBe('PUT /api/cart/items/{id}: shadow failed')
+    const top = page.locator('signature-table tbody tr').first()
+    expect(await top.locator('code.text').textContent()).toBe(
+      'GET /api/orders/{id}: changed /body/items/*/price, /body/shipping/eta_days, /body/total, /headers/X-Service-Version/*, ' +
+        'only shadow /body/tax, /headers/X-Pricing-Engine, and 1 more',
+    )
+    expect(await page.locator('field-table tbody tr[data-path="/body/items/*/price"]').count()).toBeGreaterThan(0)
+
+    // Sorting a table asks the API for that order.
+    await page.locator('signature-table sort-header[key=last_seen] button').click()
+    await until(() => Promise.resolve(seen('signatures').at(-1)?.path ?? ''), (p) => p.includes('sort=last_seen&order=desc'), 'the sorted read')
+
+    // The window is a radio group whose choice lives in the URL; back returns to 24 h.
+    await page.locator('window-select input[value="1h"]').check()
+    await page.waitForURL(/\?window=1h$/)
+    await until(() => Promise.resolve(seen('endpoints').at(-1)?.path ?? ''), (p) => {
+      const f = new URLSearchParams(p.split('?')[1]).get('from')
+      return f !== null && Math.abs(Date.parse(f) - (Date.now() - 3_600_000)) < 60_000
+    }, 'a read of the last hour')
+    await page.goBack()
+    await page.waitForURL(new RegExp(`/gates/${gate().id}$`))
+    expect(await page.locator('window-select input[value="24h"]').isChecked()).toBe(true)
+  }, TIMEOUT)
+
+  test('"Show requests" lists the captures of a signature; the request page names its endpoint and signature', async () => {
+    await open(`/gates/${gate().id}`)
+    const row = page.locator('signature-table tbody tr').first()
+    await row.waitFor()
+    const id = (await row.getAttribute('data-signature'))!
+    const count = Number(await row.locator('td.count').textContent())
+    await row.locator('a.requests').click()
+    // The list of the window the count was read in.
+    await page.waitForURL(new RegExp(`/gates/${gate().id}/requests\\?from=[^&]+&signature=${id}$`))
+    expect(await page.locator('gate-page .tabs a[aria-current=page]').textContent()).toBe('Requests')
+    expect(await page.locator('request-filters #signature').inputValue()).toBe(id)
+    await until(() => page.locator('request-table tbody tr').count(), (n) => n === Math.min(count, 50), `${count} rows`)
+
+    await page.locator('request-table tbody tr a.path').first().click()
+    await page.waitForURL(/\/requests\/[0-9a-f-]{36}$/)
+    const facts = page.locator('request-page request-signature')
+    await facts.locator('.others a').waitFor()
+    expect(await facts.locator('.endpoint').textContent()).toBe('GET/api/orders/{id}')
+    expect(await facts.locator('code.id').textContent()).toBe(id)
+    expect(await facts.locator('code.summary').textContent()).toStartWith('changed /body/items/*/price')
+    expect(await facts.locator('.others a').textContent()).toBe(`${count - 1} other requests share this difference`)
+    await facts.locator('.others a').click()
+    await page.waitForURL(new RegExp(`/requests\\?signature=${id}$`))
+
+    // The signature filter takes only a whole id; a half-typed one is flagged, not sent.
+    await page.locator('request-filters #signature').fill('zz')
+    expect(await page.locator('request-filters #signature').getAttribute('aria-invalid')).toBe('true')
+    await page.locator('request-filters #template').fill('/api/orders')
+    await page.waitForURL(/template=%2Fapi%2Forders$/)
+    expect(new URL(page.url()).searchParams.get('signature')).toBe(id)
+  }, TIMEOUT)
+
+  test('Differences: loading, then an error state for the read that failed, and Try again', async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    page = await context.newPage()
+    problems = await watchProblems(page)
+    let failing = true
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route('**/signatures?**', async (route) => {
+      if (route.request().method() === 'OPTIONS' || !failing) return route.fallback()
+      await held
+      await route.fulfill({
+        status: 503,
+        headers: { 'Content-Type': 'application/problem+json', 'Access-Control-Allow-Origin': new URL(stack.hub.url).origin },
+        body: JSON.stringify({ type: '/errors/unavailable', title: 'Service Unavailable', status: 503, detail: 'the database is not reachable' }),
+      })
+    })
+    await page.goto(`${stack.hub.url}/gates/${gate().id}`)
+    const section = page.locator('gate-differences section', { hasText: 'Kinds of difference' })
+    await section.locator('loading-state').waitFor()
+    await page.locator('endpoint-table tbody tr').first().waitFor()
+    release()
+    await section.locator('error-state h2').waitFor()
+    expect(await section.locator('error-state p', { hasText: 'the database is not reachable' }).count()).toBe(1)
+    // The other tables are unharmed.
+    expect(await page.locator('field-table tbody tr').count()).toBeGreaterThan(0)
+    failing = false
+    await section.locator('error-state button', { hasText: 'Try again' }).click()
+    await section.locator('signature-table tbody tr').first().waitFor()
   }, TIMEOUT)
 
   test('a 1 MB body renders without freezing the tab', async () => {
@@ -165,7 +274,7 @@ describe('hub smoke (Chromium, fake API)', () => {
   }, TIMEOUT)
 
   test('diff settings: checked before sending, saved with PATCH', async () => {
-    await open(`/gates/${gate().id}`)
+    await open(`/gates/${gate().id}/settings`)
     const form = page.locator('diff-config-form')
     await form.locator('#retention').waitFor()
     await form.locator('#retention').fill('24h')
@@ -201,7 +310,7 @@ describe('hub smoke (Chromium, fake API)', () => {
 
   test('narrow screen: no page-wide horizontal scroll on the three pages', async () => {
     const r = requests()[0]!
-    for (const path of ['/', `/gates/${gate().id}`, `/gates/${gate().id}/requests/${r.id}`]) {
+    for (const path of ['/', `/gates/${gate().id}`, `/gates/${gate().id}/requests`, `/gates/${gate().id}/requests/${r.id}`]) {
       await open(path, { width: 390, height: 844 })
       await page.locator('main > * >> nth=0').waitFor()
       await page.waitForTimeout(300)

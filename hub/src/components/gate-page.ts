@@ -1,29 +1,37 @@
 import { LitElement, css, html } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
-import type { FiltersChangeEvent, GateSavedEvent, PageChangeEvent, SortChangeEvent } from '../lib/events.ts'
+import type { GateSavedEvent, WindowChangeEvent } from '../lib/events.ts'
 import { formatCount, formatRate, formatRelative, formatTime, rateBand } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
 import { HeadingFocus } from '../lib/heading-focus.ts'
+import { parseWindow, windowToString } from '../lib/insights-query.ts'
 import { LoadController } from '../lib/load-controller.ts'
-import { REQUEST_SORTS, hasRequestFilters, parseRequestQuery, requestQueryToString } from '../lib/query-string.ts'
-import type { RequestListQuery, RequestSort } from '../lib/query-string.ts'
-import { gatePath, navigate } from '../lib/router.ts'
+import { GATE_VIEWS, gatePath, gateViewPath, navigate } from '../lib/router.ts'
+import type { GateView } from '../lib/router.ts'
 import type { Gate } from '../lib/types.ts'
 import { pageStyles, sharedStyles } from '../styles/shared.ts'
 import './copy-button.ts'
 import './diff-config-form.ts'
-import './empty-state.ts'
 import './error-state.ts'
+import './gate-differences.ts'
+import './gate-requests.ts'
 import './loading-state.ts'
-import './page-nav.ts'
-import './request-filters.ts'
-import './request-table.ts'
 import './stats-cards.ts'
 import type { StatItem } from './stats-cards.ts'
 // The API hands the proxy its upstreams' credentials; a screen needs only the address.
 import { withoutPassword } from '../../../src/net/base-url.ts'
 
-/** One gate: its stats, its captured requests, and its diff settings. */
+const VIEW_LABELS: Readonly<Record<GateView, string>> = {
+  differences: 'Differences',
+  requests: 'Requests',
+  settings: 'Settings',
+}
+
+/**
+ * One gate: its URLs and stats, then one of three views, each a link of
+ * its own: Differences (what differs, where, how often; the page opens
+ * on it), the captured requests, and the diff settings.
+ */
 @customElement('gate-page')
 export class GatePage extends LitElement {
   static override styles = [
@@ -56,10 +64,31 @@ export class GatePage extends LitElement {
         align-items: center;
         gap: 8px;
       }
-      .filters {
-        padding: 14px 16px;
-        border-bottom: 1px solid var(--border);
-        background: #fbfcfd;
+      .tabs {
+        display: flex;
+        gap: 4px;
+        border-bottom: 1px solid var(--border-strong);
+        overflow-x: auto;
+      }
+      .tabs a {
+        padding: 8px 14px;
+        margin-bottom: -1px;
+        border: 1px solid transparent;
+        border-radius: var(--radius) var(--radius) 0 0;
+        color: var(--muted);
+        font-weight: 600;
+        text-decoration: none;
+        white-space: nowrap;
+      }
+      .tabs a:hover {
+        color: var(--text);
+        background: var(--surface-muted);
+      }
+      .tabs a[aria-current='page'] {
+        color: var(--text);
+        background: var(--surface);
+        border-color: var(--border-strong);
+        border-bottom-color: var(--surface);
       }
       .settings .card-body {
         padding-top: 12px;
@@ -69,6 +98,7 @@ export class GatePage extends LitElement {
 
   @property({ attribute: false }) hub!: HubContext
   @property() gateId = ''
+  @property() view: GateView = 'differences'
   @property() search = ''
 
   private _heading = new HeadingFocus(this)
@@ -79,16 +109,11 @@ export class GatePage extends LitElement {
     () => (this.hub ? ([this.hub, this.gateId] as const) : undefined),
   )
 
+  // Only the settings need the global retention floor.
   private _config = new LoadController(
     this,
     ([hub], signal) => hub.api.getConfig(signal),
-    () => (this.hub ? ([this.hub] as const) : undefined),
-  )
-
-  private _requests = new LoadController(
-    this,
-    ([hub, id, search], signal) => hub.api.listRequests(id, parseRequestQuery(search), signal),
-    () => (this.hub ? ([this.hub, this.gateId, this.search] as const) : undefined),
+    () => (this.hub && this.view === 'settings' ? ([this.hub] as const) : undefined),
   )
 
   focusHeading() {
@@ -101,7 +126,6 @@ export class GatePage extends LitElement {
       return html`<error-state .error=${this._gate.error} .config=${this.hub.config} thing="Gate" @retry=${() => this._gate.reload()}></error-state>`
     }
     if (!gate) return html`<loading-state label="Loading gate…"></loading-state>`
-    const q = parseRequestQuery(this.search)
     return html`
       <header>
         <nav aria-label="Breadcrumb">
@@ -127,79 +151,46 @@ export class GatePage extends LitElement {
         </div>
       </header>
       <stats-cards .items=${gateStats(gate)} label="Gate statistics"></stats-cards>
-      <section class="card" aria-labelledby="requests-title">
-        <div class="card-header">
-          <h2 id="requests-title">Captured requests</h2>
-          <button class="small" @click=${() => this._requests.reload()} ?disabled=${this._requests.pending}>Refresh</button>
-        </div>
-        <div class="filters">
-          <request-filters .query=${q} @filters-change=${this._onFilters}></request-filters>
-        </div>
-        ${this._renderRequests(q)}
-      </section>
-      <section class="card settings" aria-labelledby="settings-title">
-        <div class="card-header"><h2 id="settings-title">Diff settings</h2></div>
-        <div class="card-body">
-          <diff-config-form
-            .api=${this.hub.api}
-            .gate=${gate}
-            .floor=${this._config.value?.retention}
-            @gate-saved=${this._onSaved}
-          ></diff-config-form>
-        </div>
-      </section>
+      <nav class="tabs" aria-label="Gate views">
+        ${GATE_VIEWS.map(
+          (v) => html`<a href=${gateViewPath(this.gateId, v)} aria-current=${v === this.view ? 'page' : 'false'}
+            >${VIEW_LABELS[v]}</a
+          >`,
+        )}
+      </nav>
+      ${this._view(gate)}
     `
   }
 
-  private _renderRequests(q: RequestListQuery) {
-    const c = this._requests
-    if (c.error) {
-      return html`<error-state .error=${c.error} .config=${this.hub.config} thing="Gate" @retry=${() => c.reload()}></error-state>`
+  private _view(gate: Gate) {
+    switch (this.view) {
+      case 'differences':
+        return html`<gate-differences
+          .hub=${this.hub}
+          gateId=${this.gateId}
+          window=${parseWindow(this.search)}
+          .lastActive=${gate.stats.last_active}
+          @window-change=${this._onWindow}
+        ></gate-differences>`
+      case 'requests':
+        return html`<gate-requests .hub=${this.hub} gateId=${this.gateId} search=${this.search}></gate-requests>`
+      case 'settings':
+        return html`<section class="card settings" aria-labelledby="settings-title">
+          <div class="card-header"><h2 id="settings-title">Diff settings</h2></div>
+          <div class="card-body">
+            <diff-config-form
+              .api=${this.hub.api}
+              .gate=${gate}
+              .floor=${this._config.value?.retention}
+              @gate-saved=${this._onSaved}
+            ></diff-config-form>
+          </div>
+        </section>`
     }
-    if (!c.value) return html`<loading-state label="Loading requests…"></loading-state>`
-    const page = c.value
-    if (page.items.length === 0) {
-      if (hasRequestFilters(q)) {
-        return html`<empty-state heading="No request matches these filters">
-          Widen the time range or clear a filter.
-        </empty-state>`
-      }
-      if (page.pagination.total > 0) {
-        return html`<empty-state heading="Past the last page">
-          <button class="link" @click=${() => this._go({ ...q, offset: 0 })}>Back to the first page</button>
-        </empty-state>`
-      }
-      return html`<empty-state heading="No captures yet">
-        Start a proxy in API mode with <code>SVC_APP_GATE_ID=${this.gateId}</code> and send traffic through it.
-      </empty-state>`
-    }
-    return html`<request-table
-        .requests=${page.items}
-        gateId=${this.gateId}
-        sort=${q.sort}
-        order=${q.order}
-        ?pending=${c.pending}
-        @sort-change=${this._onSort}
-      ></request-table>
-      <page-nav .pagination=${page.pagination} noun="requests" @page-change=${this._onPage}></page-nav>`
   }
 
-  private _go(q: RequestListQuery, replace = false) {
-    navigate(gatePath(this.gateId, requestQueryToString(q)), { replace })
-  }
-
-  private _onFilters(event: FiltersChangeEvent) {
-    this._go(event.query, event.replace)
-  }
-
-  private _onSort(event: SortChangeEvent) {
-    const q = parseRequestQuery(this.search)
-    const sort = (REQUEST_SORTS as readonly string[]).includes(event.sort) ? (event.sort as RequestSort) : q.sort
-    this._go({ ...q, sort, order: event.order, offset: 0 })
-  }
-
-  private _onPage(event: PageChangeEvent) {
-    this._go({ ...parseRequestQuery(this.search), offset: event.offset, limit: event.limit })
+  private _onWindow(event: WindowChangeEvent) {
+    navigate(gatePath(this.gateId, windowToString(event.window)))
   }
 
   private _onSaved(event: GateSavedEvent) {

@@ -8,11 +8,12 @@ import {
   endOfDateTimeLocal,
   fromDateTimeLocal,
   hasRequestFilters,
+  isSignatureId,
   normaliseMethods,
   toDateTimeLocal,
 } from '../lib/query-string.ts'
 import type { HasDiffChoice, RequestListQuery } from '../lib/query-string.ts'
-import { sharedStyles } from '../styles/shared.ts'
+import { chipStyles, sharedStyles } from '../styles/shared.ts'
 
 const HAS_DIFF_LABELS: Readonly<Record<HasDiffChoice, string>> = {
   any: 'Any',
@@ -20,16 +21,21 @@ const HAS_DIFF_LABELS: Readonly<Record<HasDiffChoice, string>> = {
   false: 'Without diff',
 }
 
-const PATH_DEBOUNCE_MS = 300
+const TYPING_DEBOUNCE_MS = 300
+
+/** The filters typed as text: sent once typing pauses. */
+type TextFilter = 'path' | 'template' | 'signature'
 
 /**
  * Every filter of listRequests (SPEC.md): methods, path (substring, `*`
- * for any sequence), time range and has_diff. Each change resets paging.
+ * for any sequence), time range, has_diff, and the endpoint template and
+ * diff signature (docs/insights.md). Each change resets paging.
  */
 @customElement('request-filters')
 export class RequestFilters extends LitElement {
   static override styles = [
     sharedStyles,
+    chipStyles,
     css`
       :host {
         display: block;
@@ -44,64 +50,23 @@ export class RequestFilters extends LitElement {
         align-items: flex-end;
         gap: 12px 20px;
       }
-      fieldset {
-        margin: 0;
-        padding: 0;
-        border: 0;
-        min-width: 0;
-      }
-      legend {
-        padding: 0;
-        margin-bottom: 4px;
-        font-weight: 550;
-      }
-      .chips {
-        display: flex;
-        flex-wrap: wrap;
-        gap: 4px;
-      }
-      .chip {
-        position: relative;
-      }
-      .chip input {
-        position: absolute;
-        opacity: 0;
-        inset: 0;
-        margin: 0;
-        cursor: pointer;
-      }
-      .chip span {
-        display: inline-block;
-        padding: 4px 9px;
-        border: 1px solid var(--border-strong);
-        border-radius: var(--radius);
-        background: var(--surface);
-        font-size: 12.5px;
-        font-weight: 600;
-        color: var(--muted);
-      }
       .methods .chip span {
         font-family: var(--mono);
         font-size: 12px;
       }
-      .chip input:checked + span {
-        background: var(--accent);
-        border-color: var(--accent);
-        color: #fff;
-      }
-      .chip input:focus-visible + span {
-        outline: 2px solid var(--focus);
-        outline-offset: 2px;
-      }
-      .path input {
+      .text input {
         width: 15rem;
         font-family: var(--mono);
       }
+      .text.signature input {
+        width: 12rem;
+      }
       @media (max-width: 720px) {
-        .path input {
+        .text input,
+        .text.signature input {
           width: 100%;
         }
-        .path {
+        .text {
           flex: 1 1 100%;
         }
       }
@@ -110,12 +75,16 @@ export class RequestFilters extends LitElement {
 
   @property({ attribute: false }) query: RequestListQuery = DEFAULT_REQUEST_QUERY
 
-  /** The path as typed, ahead of the debounced update. */
-  @state() private _path: string | undefined
+  /** Text filters as typed, ahead of the debounced update. */
+  @state() private _typed: Partial<Record<TextFilter, string>> = {}
   #timer: ReturnType<typeof setTimeout> | undefined
 
   override willUpdate(changed: Map<PropertyKey, unknown>) {
-    if (changed.has('query') && this._path === this.query.path) this._path = undefined
+    if (!changed.has('query')) return
+    // What the URL now says replaces what was typed, once it caught up.
+    const typed = { ...this._typed }
+    for (const key of Object.keys(typed) as TextFilter[]) if (typed[key] === this.query[key]) delete typed[key]
+    this._typed = typed
   }
 
   override disconnectedCallback() {
@@ -125,6 +94,9 @@ export class RequestFilters extends LitElement {
 
   override render() {
     const q = this.query
+    const typedSignature = this._typed.signature?.trim().toLowerCase() ?? ''
+    // Hex digits short of 16 are still being typed; anything else cannot become an id.
+    const signatureInvalid = !/^[0-9a-f]{0,16}$/.test(typedSignature)
     const methods = [...COMMON_METHODS, ...q.method.filter((m) => !(COMMON_METHODS as readonly string[]).includes(m))]
     return html`<form @submit=${(e: Event) => e.preventDefault()} aria-label="Request filters">
       <div class="line">
@@ -152,19 +124,51 @@ export class RequestFilters extends LitElement {
       </fieldset>
       </div>
       <div class="line">
-      <div class="field path">
+      <div class="field text">
         <label for="path">Path</label>
         <input
           id="path"
           type="search"
           placeholder="/api/orders/*"
           spellcheck="false"
-          .value=${this._path ?? q.path}
-          @input=${this._onPath}
+          .value=${this._typed.path ?? q.path}
+          @input=${this._onText}
           aria-describedby="path-hint"
         />
         <span id="path-hint" class="visually-hidden">Substring, case-sensitive; * stands for any sequence.</span>
       </div>
+      <div class="field text">
+        <label for="template">Endpoint template</label>
+        <input
+          id="template"
+          type="search"
+          placeholder="/v2/products/{id}"
+          spellcheck="false"
+          .value=${this._typed.template ?? q.template}
+          @input=${this._onText}
+          aria-describedby="template-hint"
+        />
+        <span id="template-hint" class="visually-hidden">The route template exactly, as the Differences view shows it.</span>
+      </div>
+      <div class="field text signature">
+        <label for="signature">Signature</label>
+        <input
+          id="signature"
+          type="search"
+          placeholder="16 hex digits"
+          spellcheck="false"
+          autocomplete="off"
+          .value=${this._typed.signature ?? q.signature}
+          @input=${this._onText}
+          aria-describedby="signature-hint"
+          aria-invalid=${signatureInvalid ? 'true' : 'false'}
+        />
+        <span id="signature-hint" class=${signatureInvalid ? 'field-error' : 'visually-hidden'}
+          >${signatureInvalid ? 'A signature is 16 hex digits.' : 'The id of a kind of difference, from the Differences view.'}</span
+        >
+      </div>
+      </div>
+      <div class="line">
       <div class="field">
         <label for="from">Captured from</label>
         <input id="from" type="datetime-local" .value=${toDateTimeLocal(q.from)} @change=${this._onFrom} />
@@ -188,10 +192,21 @@ export class RequestFilters extends LitElement {
     this._emit({ method: normaliseMethods(box.checked ? [...current, box.value] : current) })
   }
 
-  private _onPath(event: Event) {
-    this._path = (event.target as HTMLInputElement).value
+  private _onText(event: Event) {
+    const input = event.target as HTMLInputElement
+    const key = input.id as TextFilter
+    this._typed = { ...this._typed, [key]: input.value }
     clearTimeout(this.#timer)
-    this.#timer = setTimeout(() => this._emit({ path: this._path ?? '' }, true), PATH_DEBOUNCE_MS)
+    // Every field typed so far goes out together, so a quick switch from one field to the next loses nothing.
+    this.#timer = setTimeout(() => this._emit(this._typedFilters(), true), TYPING_DEBOUNCE_MS)
+  }
+
+  /** The typed filters to send: a signature only once it is a whole id (or cleared). */
+  private _typedFilters(): Partial<RequestListQuery> {
+    const { signature, ...rest } = this._typed
+    if (signature === undefined) return rest
+    const id = signature.trim().toLowerCase()
+    return id === '' || isSignatureId(id) ? { ...rest, signature: id } : rest
   }
 
   private _onFrom(event: Event) {
@@ -208,8 +223,8 @@ export class RequestFilters extends LitElement {
 
   private _onClear() {
     clearTimeout(this.#timer)
-    this._path = undefined
-    this._emit({ method: [], path: '', from: '', to: '', has_diff: 'any' })
+    this._typed = {}
+    this._emit({ method: [], path: '', from: '', to: '', has_diff: 'any', signature: '', template: '' })
   }
 }
 

@@ -19,6 +19,7 @@ import './empty-state.ts'
 import './error-state.ts'
 import './headers-table.ts'
 import './loading-state.ts'
+import './request-signature.ts'
 import './response-panel.ts'
 import type { ResponsePanel } from './response-panel.ts'
 
@@ -216,6 +217,7 @@ export class RequestPage extends LitElement {
               <dd>${outcomeBadge(outcome)}</dd>
             </div>
           </dl>
+          <request-signature .hub=${this.hub} gateId=${this.gateId} .detail=${d}></request-signature>
         </div>
         <div class="actions">
           <copy-button label="Copy JSON Patch" .text=${() => JSON.stringify(d.diff.content, null, 2)}></copy-button>

@@ -6,7 +6,7 @@ import type { HubConfig } from '../lib/config.ts'
 import type { KeySubmitEvent } from '../lib/events.ts'
 import type { HubContext } from '../lib/hub-context.ts'
 import { clearSessionKey, readSessionKey, writeSessionKey } from '../lib/key-store.ts'
-import { NAVIGATE_EVENT, interceptLinks, matchRoute } from '../lib/router.ts'
+import { NAVIGATE_EVENT, interceptLinks, matchRoute, movedGateLink } from '../lib/router.ts'
 import type { Route } from '../lib/router.ts'
 import { sharedStyles } from '../styles/shared.ts'
 import './empty-state.ts'
@@ -158,13 +158,14 @@ export class SvcApp extends LitElement {
     resolveConfig(globalThis.__SVC_HUB_CONFIG__, buildTimeConfig(), readSessionKey())
 
   @state() private _hub: HubContext | undefined
-  @state() private _route: Route = matchRoute(location.pathname)
+  @state() private _route: Route = matchRoute(followMovedLink())
   @state() private _search = location.search.slice(1)
   @state() private _askKey = false
   @state() private _announce = ''
 
   #unlisten: (() => void) | undefined
   #lastPath = location.pathname
+  #lastPage = pageOf(matchRoute(location.pathname), location.pathname)
 
   override connectedCallback() {
     super.connectedCallback()
@@ -235,7 +236,13 @@ export class SvcApp extends LitElement {
       case 'overview':
         return html`<overview-page .hub=${hub} search=${this._search} @change-key=${this._onChangeKey}></overview-page>`
       case 'gate':
-        return html`<gate-page .hub=${hub} gateId=${r.gateId} search=${this._search} @change-key=${this._onChangeKey}></gate-page>`
+        return html`<gate-page
+          .hub=${hub}
+          gateId=${r.gateId}
+          view=${r.view}
+          search=${this._search}
+          @change-key=${this._onChangeKey}
+        ></gate-page>`
       case 'request':
         return html`<request-page .hub=${hub} gateId=${r.gateId} requestId=${r.requestId} @change-key=${this._onChangeKey}></request-page>`
       case 'not-found':
@@ -257,19 +264,21 @@ export class SvcApp extends LitElement {
   }
 
   private async _sync() {
-    const path = location.pathname
-    const pageChanged = path !== this.#lastPath
-    this.#lastPath = path
+    const path = followMovedLink()
     this._route = matchRoute(path)
     this._search = location.search.slice(1)
+    const page = pageOf(this._route, path)
+    const pageChanged = page !== this.#lastPage
+    if (path !== this.#lastPath) window.scrollTo(0, 0)
+    this.#lastPath = path
+    this.#lastPage = page
     if (!pageChanged) return
-    window.scrollTo(0, 0)
     this._announce = `${TITLES[this._route.name]} page`
     // Move focus to the new page's heading once it has rendered its data.
     await this.updateComplete
-    const page = this.renderRoot.querySelector<FocusablePage>('main > *')
-    await (page as unknown as LitElement | null)?.updateComplete
-    page?.focusHeading?.()
+    const shown = this.renderRoot.querySelector<FocusablePage>('main > *')
+    await (shown as unknown as LitElement | null)?.updateComplete
+    shown?.focusHeading?.()
   }
 
   private _onSkip(event: Event) {
@@ -300,6 +309,22 @@ export class SvcApp extends LitElement {
     clearSessionKey()
     this._loadConfig()
   }
+}
+
+/**
+ * What counts as another page for focus and the announcement: the views
+ * of one gate (Differences, Requests, Settings) are one page, so switching
+ * between them leaves focus on the tab or link that switched.
+ */
+function pageOf(route: Route, path: string): string {
+  return route.name === 'gate' ? `gate:${route.gateId}` : path
+}
+
+/** Replaces an older link in the address bar with where it now points; returns the path. */
+function followMovedLink(): string {
+  const moved = movedGateLink(location.pathname, location.search.slice(1))
+  if (moved) history.replaceState(null, '', moved + location.hash)
+  return location.pathname
 }
 
 declare global {

@@ -33,29 +33,42 @@ export async function loadSignatureFacts(
 ): Promise<SignatureFacts | undefined> {
   const id = detail.signature_id
   if (!id) return undefined
-  const at = Date.parse(detail.created_at)
   const [sharing, signature] = await Promise.all([
     api.listRequests(gateId, { ...DEFAULT_REQUEST_QUERY, signature: id, limit: 1 }, signal),
-    api
-      .listSignatures(
-        gateId,
-        {
-          from: new Date(at - AROUND_MS).toISOString(),
-          to: new Date(at + AROUND_MS).toISOString(),
-          method: detail.method,
-          template: detail.template,
-          sort: 'count',
-          order: 'desc',
-          offset: 0,
-          limit: LOOKUP_LIMIT,
-        },
-        signal,
-      )
-      .then((page) => page.items.find((s) => s.id === id))
-      .catch((error: unknown) => {
-        if (isAbortError(error)) throw error
-        return undefined
-      }),
+    findSignature(api, gateId, id, detail, signal),
   ])
   return { signature, others: Math.max(0, sharing.pagination.total - 1) }
+}
+
+/** The signature among those of the capture's endpoint around its time; undefined when not found. */
+async function findSignature(
+  api: ApiClient,
+  gateId: string,
+  id: string,
+  detail: Pick<RequestDetail, 'created_at' | 'method' | 'template'>,
+  signal: AbortSignal,
+): Promise<SignatureStats | undefined> {
+  // Stored before endpoints existed and not yet backfilled: no endpoint to look in.
+  if (detail.template === null) return undefined
+  const at = Date.parse(detail.created_at)
+  try {
+    const page = await api.listSignatures(
+      gateId,
+      {
+        from: new Date(at - AROUND_MS).toISOString(),
+        to: new Date(at + AROUND_MS).toISOString(),
+        method: detail.method,
+        template: detail.template,
+        sort: 'count',
+        order: 'desc',
+        offset: 0,
+        limit: LOOKUP_LIMIT,
+      },
+      signal,
+    )
+    return page.items.find((s) => s.id === id)
+  } catch (error) {
+    if (isAbortError(error)) throw error
+    return undefined
+  }
 }

@@ -43,8 +43,8 @@ export interface RequestSummary {
   readonly live_response: ResponseSummary
   readonly shadow_response: ResponseSummary
   readonly has_diff: boolean
-  /** The route template of the path (docs/insights.md "Endpoints"). */
-  readonly template: string
+  /** The route template of the path (docs/insights.md "Endpoints"); null for a capture the API has not yet given one (stored before templates, not yet backfilled). */
+  readonly template: string | null
   /** The capture's diff signature; null when the responses matched. */
   readonly signature_id: string | null
 }
@@ -88,7 +88,7 @@ export interface RequestDetail {
   readonly live_response: ResponsePayload
   readonly shadow_response: ResponsePayload
   readonly diff: DiffPayload
-  readonly template: string
+  readonly template: string | null
   readonly signature_id: string | null
 }
 

@@ -308,3 +308,56 @@ export const pageStyles = css`
     color: var(--border-strong);
   }
 `
+
+/**
+ * Chips: native checkboxes or radios drawn as pills, inside a fieldset
+ * (`<label class="chip"><input …><span>…</span></label>`). The input keeps
+ * its place and focus; the pill beside it shows the state and the focus ring.
+ */
+export const chipStyles = css`
+  fieldset {
+    margin: 0;
+    padding: 0;
+    border: 0;
+    min-width: 0;
+  }
+  legend {
+    padding: 0;
+    margin-bottom: 4px;
+    font-weight: 550;
+  }
+  .chips {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px;
+  }
+  .chip {
+    position: relative;
+  }
+  .chip input {
+    position: absolute;
+    opacity: 0;
+    inset: 0;
+    margin: 0;
+    cursor: pointer;
+  }
+  .chip span {
+    display: inline-block;
+    padding: 4px 9px;
+    border: 1px solid var(--border-strong);
+    border-radius: var(--radius);
+    background: var(--surface);
+    font-size: 12.5px;
+    font-weight: 600;
+    color: var(--muted);
+  }
+  .chip input:checked + span {
+    background: var(--accent);
+    border-color: var(--accent);
+    color: #fff;
+  }
+  .chip input:focus-visible + span {
+    outline: 2px solid var(--focus);
+    outline-offset: 2px;
+  }
+`

@@ -1,10 +1,12 @@
 import type { FakeData, FakeGate, FakeRequest } from './fake-data.ts'
 import { fakeData } from './fake-data.ts'
+import { endpointRows, fieldRows, insightOf, signatureRows } from './fake-insights.ts'
 
 /**
  * A minimal stand-in for the management API, shaped by SPEC.md: bearer
  * auth, `{data}` wrapping, `pagination`, RFC 7807 problems, CORS for the
- * hub's origin, and the listGates / listRequests filters. Only for the
+ * hub's origin, the listGates / listRequests filters, and the endpoints,
+ * signatures and fields reads (fake-insights.ts). Only for the
  * hub's smoke test and screenshots; the real-API e2e replaces it.
  */
 export interface FakeApi {
@@ -125,13 +127,22 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
         }
         return problem(405, 'Method Not Allowed')
       }
-      if (parts[2] !== 'requests') return problem(404, 'Not Found')
       const all = data.requests.get(g.id) ?? []
+      const insights = { endpoints: endpointRows, signatures: signatureRows, fields: fieldRows } as const
+      if (parts.length === 3 && req.method === 'GET' && parts[2]! in insights) {
+        const rows = insights[parts[2] as keyof typeof insights](all, q)
+        const sort = q.get('sort') ?? { endpoints: 'diff_rate', signatures: 'count', fields: 'count' }[parts[2] as keyof typeof insights]
+        const sorted = [...rows].sort((a, b) => compare(a[sort], b[sort]) || compare(a.template, b.template))
+        return json(paged(q.get('order') === 'asc' ? sorted : sorted.reverse(), q))
+      }
+      if (parts[2] !== 'requests') return problem(404, 'Not Found')
       if (parts.length === 3 && req.method === 'GET') {
         const methods = q.get('method')?.split(',')
         const path = q.get('path')
         const pathRe = path ? new RegExp(path.split('*').map(escapeRe).join('.*')) : undefined
         const hasDiff = q.get('has_diff')
+        const signature = q.get('signature')
+        const template = q.get('template')
         const from = q.get('from') ? Date.parse(q.get('from')!) : -Infinity
         const to = q.get('to') ? Date.parse(q.get('to')!) : Infinity
         let list = all.filter((r) => {
@@ -140,6 +151,8 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
             (!methods || methods.includes(r.method)) &&
             (!pathRe || pathRe.test(r.path)) &&
             (hasDiff === null || (r.diff.content.length > 0) === (hasDiff === 'true')) &&
+            (signature === null || insightOf(r).signature?.id === signature) &&
+            (template === null || insightOf(r).template === template) &&
             t >= from &&
             t <= to
           )
@@ -151,7 +164,7 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
       if (parts.length === 4 && req.method === 'GET') {
         const r = all.find((x) => x.id === parts[3])
         if (!r) return problem(404, 'Not Found', `no request with id ${parts[3]}`)
-        return json({ data: r })
+        return json({ data: { ...r, ...insightFields(r) } })
       }
       return problem(404, 'Not Found')
     },
@@ -177,7 +190,18 @@ function summary(r: FakeRequest) {
     live_response: { status_code: r.live_response.status_code, latency_ms: r.live_response.latency_ms },
     shadow_response: { status_code: r.shadow_response.status_code, latency_ms: r.shadow_response.latency_ms },
     has_diff: r.diff.content.length > 0,
+    ...insightFields(r),
   }
+}
+
+function insightFields(r: FakeRequest) {
+  const { template, signature } = insightOf(r)
+  return { template, signature_id: signature?.id ?? null }
+}
+
+/** Numbers by value, anything else as text. */
+function compare(a: unknown, b: unknown): number {
+  return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))
 }
 
 function paged<T>(list: T[], q: URLSearchParams) {

@@ -1,0 +1,297 @@
+import { LitElement, css, html, nothing } from 'lit'
+import type { TemplateResult } from 'lit'
+import { customElement, property, state } from 'lit/decorators.js'
+import type { PageChangeEvent, SortChangeEvent } from '../lib/events.ts'
+import { formatCount, formatRelative, formatTime } from '../lib/format.ts'
+import type { HubContext } from '../lib/hub-context.ts'
+import {
+  DEFAULT_WINDOW,
+  ENDPOINT_SORTS,
+  FIELD_SORTS,
+  SIGNATURE_SORTS,
+  WINDOW_LABELS,
+  sortKeyOf,
+  windowStart,
+} from '../lib/insights-query.ts'
+import type { EndpointSort, FieldSort, InsightWindow, SignatureSort, TableState } from '../lib/insights-query.ts'
+import { LoadController } from '../lib/load-controller.ts'
+import { DEFAULT_REQUEST_QUERY, requestQueryToString } from '../lib/query-string.ts'
+import { gateRequestsPath } from '../lib/router.ts'
+import { SIGNATURE_KINDS } from '../lib/types.ts'
+import type { Page, SignatureKind } from '../lib/types.ts'
+import { chipStyles, sharedStyles } from '../styles/shared.ts'
+import './empty-state.ts'
+import './endpoint-table.ts'
+import './error-state.ts'
+import './field-table.ts'
+import './loading-state.ts'
+import './page-nav.ts'
+import './signature-table.ts'
+import './window-select.ts'
+
+type KindChoice = 'any' | SignatureKind
+
+/** What a table's states read from its LoadController. */
+type Loaded<T> = Pick<LoadController<T, readonly unknown[]>, 'value' | 'error' | 'pending' | 'reload'>
+const KIND_LABELS: Readonly<Record<KindChoice, string>> = { any: 'All', diff: 'Diffs', error: 'Errors' }
+
+const FIRST_ENDPOINTS: TableState<EndpointSort> = { sort: 'diff_rate', order: 'desc', offset: 0, limit: 25 }
+const FIRST_SIGNATURES: TableState<SignatureSort> = { sort: 'count', order: 'desc', offset: 0, limit: 10 }
+const FIRST_FIELDS: TableState<FieldSort> = { sort: 'count', order: 'desc', offset: 0, limit: 25 }
+
+/**
+ * What differs on a gate, where and how often, in a time window
+ * (docs/insights.md): its endpoints, its kinds of difference (signatures)
+ * and the fields that differ. The window comes from the URL; each table
+ * keeps its own sort and page. All three read from one `from`, fixed when
+ * the window is chosen or refreshed, which the links to requests carry.
+ */
+@customElement('gate-differences')
+export class GateDifferences extends LitElement {
+  static override styles = [
+    sharedStyles,
+    chipStyles,
+    css`
+      :host {
+        display: grid;
+        grid-template-columns: minmax(0, 1fr);
+        gap: 20px;
+      }
+      .toolbar {
+        display: flex;
+        align-items: center;
+        flex-wrap: wrap;
+        gap: 8px 16px;
+      }
+      .toolbar .since {
+        color: var(--muted);
+      }
+      .toolbar button {
+        margin-left: auto;
+      }
+      .card-header .count {
+        color: var(--muted);
+        font-weight: 400;
+      }
+      .kinds {
+        display: flex;
+        align-items: center;
+        gap: 8px;
+      }
+      .kinds legend {
+        float: left;
+        margin: 0 4px 0 0;
+        color: var(--muted);
+      }
+    `,
+  ]
+
+  @property({ attribute: false }) hub!: HubContext
+  @property() gateId = ''
+  @property() window: InsightWindow = DEFAULT_WINDOW
+  /** The gate's last capture (its stats); null for a gate that never had one. */
+  @property({ attribute: false }) lastActive: string | null = null
+
+  /** The window's start for every read of the view (RFC 3339). */
+  @state() private _from = ''
+  @state() private _endpoints = FIRST_ENDPOINTS
+  @state() private _signatures = FIRST_SIGNATURES
+  @state() private _kind: KindChoice = 'any'
+  @state() private _fields = FIRST_FIELDS
+
+  private _endpointPage = new LoadController(
+    this,
+    ([hub, id, from, t], signal) => hub.api.listEndpoints(id, { from, ...t }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._endpoints] as const) : undefined),
+  )
+
+  private _signaturePage = new LoadController(
+    this,
+    ([hub, id, from, t, kind], signal) =>
+      hub.api.listSignatures(id, { from, ...t, ...(kind === 'any' ? {} : { kind }) }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._signatures, this._kind] as const) : undefined),
+  )
+
+  private _fieldPage = new LoadController(
+    this,
+    ([hub, id, from, t], signal) => hub.api.listFields(id, { from, ...t }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._fields] as const) : undefined),
+  )
+
+  override willUpdate(changed: Map<PropertyKey, unknown>) {
+    if (changed.has('window') || changed.has('gateId') || this._from === '') {
+      this._from = windowStart(this.window)
+      this._endpoints = { ...this._endpoints, offset: 0 }
+      this._signatures = { ...this._signatures, offset: 0 }
+      this._fields = { ...this._fields, offset: 0 }
+    }
+  }
+
+  /** Reads the three tables again, for a window that ends now. */
+  refresh(): void {
+    this._from = windowStart(this.window)
+  }
+
+  override render() {
+    const busy = this._endpointPage.pending || this._signaturePage.pending || this._fieldPage.pending
+    const toolbar = html`<div class="toolbar">
+      <window-select .value=${this.window}></window-select>
+      <span class="since">since <time datetime=${this._from}>${formatTime(this._from)}</time></span>
+      <button class="small" @click=${() => this.refresh()} ?disabled=${busy}>Refresh</button>
+    </div>`
+    const endpoints = this._endpointPage.value
+    // No capture in the window: one empty state says so, rather than three.
+    if (endpoints && !this._endpointPage.error && endpoints.pagination.total === 0) {
+      return html`${toolbar}
+        <section class="card" aria-labelledby="endpoints-title">
+          <div class="card-header"><h2 id="endpoints-title">Endpoints</h2></div>
+          ${this.lastActive === null
+            ? html`<empty-state heading="No captures yet">
+                Start a proxy in API mode with <code>SVC_APP_GATE_ID=${this.gateId}</code> and send traffic through it.
+              </empty-state>`
+            : html`<empty-state heading="No captures in the ${WINDOW_LABELS[this.window].toLowerCase()}">
+                The last capture came ${formatRelative(this.lastActive)}; pick a longer window.
+              </empty-state>`}
+        </section>`
+    }
+    return html`${toolbar}
+      <section class="card" aria-labelledby="endpoints-title">
+        <div class="card-header">
+          <h2 id="endpoints-title">Endpoints ${this._count(endpoints)}</h2>
+        </div>
+        ${this._table(this._endpointPage, 'endpoints', this._endpoints, (page) =>
+          html`<endpoint-table
+            .endpoints=${page.items}
+            gateId=${this.gateId}
+            from=${this._from}
+            sort=${this._endpoints.sort}
+            order=${this._endpoints.order}
+            ?pending=${this._endpointPage.pending}
+            @sort-change=${this._onEndpointSort}
+          ></endpoint-table>`,
+        )}
+      </section>
+      <section class="card" aria-labelledby="signatures-title">
+        <div class="card-header">
+          <h2 id="signatures-title">Kinds of difference ${this._count(this._signaturePage.value)}</h2>
+          ${this._kindChoice()}
+        </div>
+        ${this._table(this._signaturePage, 'signatures', this._signatures, (page) =>
+          html`<signature-table
+            .signatures=${page.items}
+            gateId=${this.gateId}
+            from=${this._from}
+            sort=${this._signatures.sort}
+            order=${this._signatures.order}
+            ?pending=${this._signaturePage.pending}
+            @sort-change=${this._onSignatureSort}
+          ></signature-table>`,
+        )}
+      </section>
+      <section class="card" aria-labelledby="fields-title">
+        <div class="card-header">
+          <h2 id="fields-title">Fields that differ ${this._count(this._fieldPage.value)}</h2>
+        </div>
+        ${this._table(this._fieldPage, 'fields', this._fields, (page) =>
+          html`<field-table
+            .fields=${page.items}
+            sort=${this._fields.sort}
+            order=${this._fields.order}
+            ?pending=${this._fieldPage.pending}
+            @sort-change=${this._onFieldSort}
+          ></field-table>`,
+        )}
+      </section>`
+  }
+
+  private _count(page: Page<unknown> | undefined) {
+    return page ? html`<span class="count">(${formatCount(page.pagination.total)})</span>` : nothing
+  }
+
+  private _kindChoice() {
+    return html`<fieldset class="kinds">
+      <legend>Show</legend>
+      <div class="chips">
+        ${(['any', ...SIGNATURE_KINDS] as const).map(
+          (k) => html`<label class="chip">
+            <input type="radio" name="kind" value=${k} .checked=${k === this._kind} @change=${this._onKind} />
+            <span>${KIND_LABELS[k]}</span>
+          </label>`,
+        )}
+      </div>
+    </fieldset>`
+  }
+
+  /** A table with its loading, error, empty and past-the-end states, and its pager. */
+  private _table<T, S extends string>(
+    c: Loaded<Page<T>>,
+    noun: 'endpoints' | 'signatures' | 'fields',
+    state: TableState<S>,
+    table: (page: Page<T>) => TemplateResult,
+  ) {
+    if (c.error) {
+      return html`<error-state .error=${c.error} .config=${this.hub.config} thing="Gate" @retry=${() => c.reload()}></error-state>`
+    }
+    const page = c.value
+    if (!page) return html`<loading-state label="Loading ${noun}…"></loading-state>`
+    if (page.items.length === 0) {
+      if (page.pagination.total > 0) {
+        return html`<empty-state heading="Past the last page">
+          <button class="link" @click=${() => this._page(noun, 0, state.limit)}>Back to the first page</button>
+        </empty-state>`
+      }
+      return this._empty(noun)
+    }
+    return html`${table(page)}
+      <page-nav .pagination=${page.pagination} noun=${noun} @page-change=${(e: PageChangeEvent) => this._page(noun, e.offset, e.limit)}></page-nav>`
+  }
+
+  private _empty(noun: 'endpoints' | 'signatures' | 'fields') {
+    const all = gateRequestsPath(this.gateId, requestQueryToString({ ...DEFAULT_REQUEST_QUERY, from: this._from }))
+    if (noun === 'signatures' && this._kind !== 'any') {
+      return html`<empty-state heading=${this._kind === 'diff' ? 'No differences in this window' : 'No failures in this window'}>
+        ${this._kind === 'diff' ? 'Every capture that was compared matched.' : 'Live and shadow answered every capture.'}
+      </empty-state>`
+    }
+    if (noun === 'signatures') {
+      return html`<empty-state heading="No differences in this window">
+        Live and shadow answered alike for every capture. <a href=${all}>See the captured requests</a>.
+      </empty-state>`
+    }
+    return html`<empty-state heading="No field differs in this window">
+      Differences in status or failures only, or none at all.
+    </empty-state>`
+  }
+
+  private _page(noun: 'endpoints' | 'signatures' | 'fields', offset: number, limit: number) {
+    if (noun === 'endpoints') this._endpoints = { ...this._endpoints, offset, limit }
+    else if (noun === 'signatures') this._signatures = { ...this._signatures, offset, limit }
+    else this._fields = { ...this._fields, offset, limit }
+  }
+
+  private _onEndpointSort(event: SortChangeEvent) {
+    const sort = sortKeyOf(ENDPOINT_SORTS, event.sort, this._endpoints.sort)
+    this._endpoints = { ...this._endpoints, sort, order: event.order, offset: 0 }
+  }
+
+  private _onSignatureSort(event: SortChangeEvent) {
+    const sort = sortKeyOf(SIGNATURE_SORTS, event.sort, this._signatures.sort)
+    this._signatures = { ...this._signatures, sort, order: event.order, offset: 0 }
+  }
+
+  private _onFieldSort(event: SortChangeEvent) {
+    const sort = sortKeyOf(FIELD_SORTS, event.sort, this._fields.sort)
+    this._fields = { ...this._fields, sort, order: event.order, offset: 0 }
+  }
+
+  private _onKind(event: Event) {
+    this._kind = (event.target as HTMLInputElement).value as KindChoice
+    this._signatures = { ...this._signatures, offset: 0 }
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'gate-differences': GateDifferences
+  }
+}
