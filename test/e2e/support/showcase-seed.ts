@@ -1,3 +1,4 @@
+import { backfillInsights } from '../../../src/store/insight-backfill.ts'
 import { showcase } from './catalog-data.ts'
 import { catalogTraffic } from './catalog-traffic.ts'
 import type { RealHubStack } from './real-stack.ts'
@@ -20,7 +21,8 @@ const GATES = [
  * with its last hour of storefront traffic posted through createRequest
  * (the newest capture with a diff is the request page's), a day of older
  * traffic loaded with SQL, and a few other gates of various ages and diff
- * rates. Returns what to photograph.
+ * rates, every capture with its endpoint and signature. Returns what to
+ * photograph.
  */
 export async function seedShowcase(stack: RealHubStack): Promise<{ gateId: string; requestId: string }> {
   const sql = stack.api.database.db.sql
@@ -34,6 +36,8 @@ export async function seedShowcase(stack: RealHubStack): Promise<{ gateId: strin
   const catalog = await createGate(stack.api, 'catalog-v2 canary', 'http://catalog.prod.internal:8080', 'http://catalog-v2.canary.internal:8080')
   await seedBulkCaptures(sql, catalog.id, 12_480, { spanMs: DAY - 2 * HOUR, endAgoMs: HOUR, diffEvery: 14 })
   await sql`UPDATE gates SET created_at = now() - interval '3 days' WHERE id = ${catalog.id}`
+  // Rows written with SQL have no endpoint or signature yet: the migrator's backfill gives them theirs.
+  await backfillInsights(sql)
   await postCaptures(stack.api, catalog.id, catalogTraffic(150, now - 60_000))
   const [request] = await postCaptures(stack.api, catalog.id, [showcase(now)])
   return { gateId: catalog.id, requestId: request!.id }
