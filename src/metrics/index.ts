@@ -39,6 +39,20 @@ export {
   type SvcTarget,
 } from './label-values.ts'
 export {
+  NOISE_CHECK_RESULTS,
+  NOISE_SKIP_REASONS,
+  type NoiseCheckResult,
+  type NoiseSkipReason,
+} from './label-values.ts'
+export {
+  createNoiseCheckMetrics,
+  createNoiseSkipMetrics,
+  type GateNoiseChecks,
+  type GateNoiseSkips,
+  type NoiseCheckMetrics,
+  type NoiseSkipMetrics,
+} from './noise-metrics.ts'
+export {
   Metric,
   METRIC_TYPES,
   type LabelNames,

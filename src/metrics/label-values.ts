@@ -63,3 +63,11 @@ export function statusCodeLabel(status: number): number | '' {
 export function svcTargetLabel(target: string): SvcTarget {
   return KNOWN_TARGETS.has(target) ? (target as SvcTarget) : 'unknown'
 }
+
+/** `result` of `svc_noise_checks_total`: live against its repeat (docs/proxy.md "Noise check"). */
+export const NOISE_CHECK_RESULTS = ['quiet', 'noisy', 'error'] as const
+export type NoiseCheckResult = (typeof NOISE_CHECK_RESULTS)[number]
+
+/** `reason` of `svc_noise_checks_skipped_total`: why a request sampled for a noise check got none. */
+export const NOISE_SKIP_REASONS = ['method', 'body', 'live_incomplete', 'rate_limited', 'memory_budget'] as const
+export type NoiseSkipReason = (typeof NOISE_SKIP_REASONS)[number]
