@@ -14,6 +14,7 @@ import type { ShadowSettings } from '../policy/shadow-settings.ts'
 import type { CaptureSink } from '../sinks/capture-sink.ts'
 import type { ShadowClient } from '../upstream/upstream-client.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
+import type { NoiseCheckContext } from './repeat-live.ts'
 
 export interface PipelineContext {
   readonly settings: ShadowSettings
@@ -38,6 +39,8 @@ export interface PipelineContext {
   readonly inFlight: Gauge
   /** `svc_comparisons_skipped_total` of this handler's gate. */
   readonly skips: GateSkips
+  /** The noise check (`repeat-live.ts`); undefined when SVC_APP_NOISE_SAMPLE_RATE is 0. */
+  readonly noise?: NoiseCheckContext
 }
 
 /** Counts a request that is not compared; the two kinds a flood makes are also said, rate-limited. Log records name the path only: a query string may carry a token. */

@@ -6,12 +6,16 @@ import {
   createComparisonMetrics,
   createHttpClientMetrics,
   createHttpServerMetrics,
+  createNoiseCheckMetrics,
+  createNoiseSkipMetrics,
   createSkipMetrics,
   type ComparisonMetrics,
   type Counter,
   type Gauge,
   type HttpClientMetrics,
   type HttpServerMetrics,
+  type NoiseCheckMetrics,
+  type NoiseSkipMetrics,
   type Registry,
   type SkipMetrics,
 } from '../../metrics/index.ts'
@@ -27,6 +31,10 @@ export interface ProxyMetrics {
   readonly comparisons: ComparisonMetrics
   /** `svc_comparisons_skipped_total{gate,reason}`. */
   readonly skips: SkipMetrics
+  /** `svc_noise_checks_total{gate,result}` (standalone and module; in API mode the API counts them). */
+  readonly noiseChecks: NoiseCheckMetrics
+  /** `svc_noise_checks_skipped_total{gate,reason}`. */
+  readonly noiseSkips: NoiseSkipMetrics
   /**
    * `svc_captures_reported_total{gate}`: captures the API accepted (API
    * mode, where the API, not the proxy, counts the comparison).
@@ -54,6 +62,8 @@ export function createProxyMetrics(registry: Registry): ProxyMetrics {
     client: createHttpClientMetrics(registry),
     comparisons: createComparisonMetrics(registry),
     skips: createSkipMetrics(registry),
+    noiseChecks: createNoiseCheckMetrics(registry),
+    noiseSkips: createNoiseSkipMetrics(registry),
     reported,
     inFlight: registry.gauge({
       name: 'svc_background_comparisons',

@@ -48,6 +48,7 @@ import { skip, type PipelineContext } from './pipeline-context.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 import { createRefusedShadowForwarder } from './refused-shadow-forwarder.ts'
 import { PendingComparison } from './pending-comparison.ts'
+import { createNoiseCheck } from './repeat-live.ts'
 
 export interface ShadowHandlerDeps {
   /** @default a logger at info level, text format, to stdout */
@@ -105,7 +106,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const trustedProxies = settings.trustedProxies ?? NO_TRUSTED_PROXIES
   const sink =
     deps.sink ??
-    createDiffLogSink({ settings, logger, warnings, comparisons: metrics.comparisons.forGate(settings.gate) })
+    createDiffLogSink({
+      settings,
+      logger,
+      warnings,
+      comparisons: metrics.comparisons.forGate(settings.gate),
+      noise: metrics.noiseChecks.forGate(settings.gate),
+    })
   const callbacks = new Semaphore(settings.maxConcurrentCallbacks)
   const admission: AdmissionPolicy = {
     rules: settings.shadowRules,
@@ -137,6 +144,12 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     sink,
     inFlight: metrics.inFlight,
     skips: metrics.skips.forGate(settings.gate),
+    noise: createNoiseCheck(settings, {
+      live: pool.client('live', settings.liveUrl),
+      budget,
+      skips: metrics.noiseSkips.forGate(settings.gate),
+      random: deps.random,
+    }),
   }
   const { live } = context
   const tasks = new BackgroundTasks()

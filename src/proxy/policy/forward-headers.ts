@@ -1,8 +1,9 @@
 /**
  * Headers on the way through the proxy (DESIGN.md "Proxy behaviour"):
  * hop-by-hop fields are dropped in both directions, both upstreams get the
- * standard X-Forwarded-* fields, and only the shadow gets `X-Svc-Mode`, so
- * a client's own `X-Svc-Mode` never reaches live. X-Forwarded-Host and
+ * standard X-Forwarded-* fields, and only the shadow (and the noise
+ * check's repeat to live) gets `X-Svc-Mode`, so a client's own
+ * `X-Svc-Mode` never reaches live. X-Forwarded-Host and
  * -Proto are what this proxy saw unless the peer is a trusted proxy
  * (docs/proxy.md "Forwarding").
  */
@@ -30,6 +31,8 @@ export const HOP_BY_HOP_HEADERS = [
 /** SPEC.md "Field redaction" rule 6: added to shadow requests only; its name is fixed. */
 export const SHADOW_MODE_HEADER = 'x-svc-mode'
 export const SHADOW_MODE_VALUE = 'shadow'
+/** The same header on the noise check's second request to live, so that live can tell it apart (docs/proxy.md "Noise check"). */
+export const REPEAT_MODE_VALUE = 'repeat'
 
 /** What the proxy saw of the client, for the X-Forwarded-* fields. */
 export interface ForwardedFor {

@@ -64,6 +64,13 @@ export interface ShadowSettings {
   readonly maxBodyBytes: number
   /** Fraction of eligible requests shadowed, 0 to 1. @default 1 */
   readonly samplingRate: number
+  /**
+   * Fraction of the shadowed requests that get a noise check, 0 to 1
+   * (SVC_APP_NOISE_SAMPLE_RATE; `noise-sampler.ts`). @default 0: off
+   */
+  readonly noiseSampleRate?: number
+  /** Noise-check repeats in any one second, 1 to 10,000 (SVC_APP_NOISE_MAX_PER_SECOND). @default 5 */
+  readonly noiseMaxPerSecond?: number
   /** Compiled once at startup (`compileShadowRules`), base rules included. */
   readonly shadowRules: ShadowRules
   /** Background comparisons at the same time; 0 means unbounded. @default 200 */

@@ -80,7 +80,7 @@ function problemSummary(text: string): { type?: string; detail: string } {
   }
 }
 
-/** The createRequest body (SPEC.md "createRequest"), `raw_query` omitted when empty. */
+/** The createRequest body (SPEC.md "createRequest"), `raw_query` omitted when empty, `live_repeat_response` when there was no repeat. */
 export function createRequestPayload(capture: Capture, redactHeaders: (headers: HeaderMap) => HeaderMap = (h) => h) {
   return {
     id: capture.id,
@@ -92,6 +92,8 @@ export function createRequestPayload(capture: Capture, redactHeaders: (headers: 
     created_at: capture.createdAt.toISOString(),
     live_response: responsePayload(capture.live, redactHeaders),
     shadow_response: responsePayload(capture.shadow, redactHeaders),
+    // The noise check's repeat (docs/proxy.md "Noise check"), when one was made.
+    ...(capture.liveRepeat === undefined ? {} : { live_repeat_response: responsePayload(capture.liveRepeat, redactHeaders) }),
   }
 }
 

@@ -36,6 +36,12 @@ export interface Capture {
   readonly request: { readonly headers: HeaderMap; readonly body: Uint8Array }
   readonly live: CapturedExchange
   readonly shadow: CapturedExchange
+  /**
+   * Live's answer to the same request asked again (the noise check,
+   * docs/proxy.md "Noise check"), when one was made: set by the pipeline
+   * before the capture reaches the sink.
+   */
+  liveRepeat?: CapturedExchange
 }
 
 /**

@@ -10,12 +10,18 @@
  * computes them for the same capture (docs/insights.md "In logs"). A
  * failed side is the rate-limited `comparison failed` warning, with its
  * endpoint and error signature. Nothing is sent anywhere.
+ *
+ * A capture with a noise check (`liveRepeat`, docs/proxy.md "Noise
+ * check") also has live's two answers compared, under the same settings:
+ * counted in `svc_noise_checks_total`, and given to the diff record as
+ * `noise` (the ops formatted like `diff`, empty when the repeat matched).
+ * A match with the shadow logs nothing, noisy or not: the counter says it.
  */
 import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions, type PatchOp } from '../../diff/index.ts'
 import { EndpointTemplates, endpointOf, signatureOf, type ResponseOutcome, type Signature } from '../../insights/index.ts'
 import type { Logger, RateLimitedLogger } from '../../log/index.ts'
-import type { GateComparisons } from '../../metrics/index.ts'
-import type { Capture, CaptureSink, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
+import type { GateComparisons, GateNoiseChecks } from '../../metrics/index.ts'
+import type { Capture, CaptureSink, CapturedExchange, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
 import type { ShadowSettings } from '../policy/shadow-settings.ts'
 
 export interface DiffLogSinkOptions {
@@ -24,12 +30,14 @@ export interface DiffLogSinkOptions {
   /** For comparison errors, which come in floods when the shadow is down. */
   readonly warnings: RateLimitedLogger
   readonly comparisons: GateComparisons
+  /** `svc_noise_checks_total` of the gate. @default not counted */
+  readonly noise?: GateNoiseChecks
 }
 
 export const DIFF_LOG_MESSAGE = 'response diff detected'
 
 export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
-  const { logger, warnings, comparisons } = options
+  const { logger, warnings, comparisons, noise } = options
   const compiled: CompiledCaptureOptions = compileCaptureOptions({
     diff: options.settings.diff,
     redactedFields: options.settings.redactedFields,
@@ -84,11 +92,19 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     )
   }
 
+  /** Live against its repeat, counted; the ops for the log, undefined when the repeat failed. */
+  function noiseOf(live: CapturedExchange, repeat: CapturedExchange): readonly PatchOp[] | undefined {
+    const check = compareResponses(live, repeat, compiled)
+    noise?.record(check.kind === 'match' ? 'quiet' : check.kind === 'diff' ? 'noisy' : 'error')
+    return check.kind === 'match' ? NO_OPS : check.kind === 'diff' ? check.ops : undefined
+  }
+
   return {
     submit(capture: Capture): SinkOutcome {
       // Only the verdict is used: nothing is stored, so nothing is redacted
       // (redacted fields are excluded from the comparison either way).
       const comparison = compareResponses(capture.live, capture.shadow, compiled)
+      const noiseOps = capture.liveRepeat === undefined ? undefined : noiseOf(capture.live, capture.liveRepeat)
       switch (comparison.kind) {
         case 'match':
           comparisons.record('match')
@@ -109,6 +125,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
             live_status: capture.live.status,
             shadow_status: capture.shadow.status,
             diff: formatPatch(comparison.ops),
+            ...(noiseOps === undefined ? NO_ATTRS : { noise: formatPatch(noiseOps) }),
           })
           break
         }

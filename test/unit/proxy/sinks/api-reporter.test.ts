@@ -62,3 +62,28 @@ describe('createRequestPayload (SPEC.md "createRequest")', () => {
     expect(Buffer.from(payload.body, 'base64').toString()).toBe('HELLO')
   })
 })
+
+describe('createRequestPayload: the noise check', () => {
+  test('a capture with a repeat carries it as live_repeat_response, a ResponsePayload redacted like the others', () => {
+    const redaction = new Redaction([])
+    const liveRepeat = {
+      status: 200,
+      headers: { 'Set-Cookie': ['sid=secret'] },
+      body: text('{"a":2}'),
+      latencyMs: 7.6,
+      createdAt: new Date('2026-11-21T10:00:01.000Z'),
+    }
+    const payload = createRequestPayload({ ...capture, liveRepeat }, (headers) => redaction.headers(headers))
+    expect(payload.live_repeat_response).toEqual({
+      status_code: 200,
+      headers: { 'Set-Cookie': ['[REDACTED]'] },
+      body: Buffer.from('{"a":2}').toString('base64'),
+      latency_ms: 8,
+      created_at: '2026-11-21T10:00:01.000Z',
+    })
+  })
+
+  test('a capture without a repeat has no live_repeat_response at all', () => {
+    expect('live_repeat_response' in createRequestPayload(capture)).toBe(false)
+  })
+})

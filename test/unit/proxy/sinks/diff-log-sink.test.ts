@@ -10,8 +10,9 @@ import fc from 'fast-check'
 import { DEFAULT_DIFF_CONFIG, failureCause, processCapture, type DiffConfig } from '../../../../src/diff/index.ts'
 import { EndpointTemplates, errorSignature, signatureOf } from '../../../../src/insights/index.ts'
 import { createLogger, rateLimited, type LogFormat } from '../../../../src/log/index.ts'
-import { createComparisonMetrics, Registry } from '../../../../src/metrics/index.ts'
+import { createComparisonMetrics, createNoiseCheckMetrics, Registry } from '../../../../src/metrics/index.ts'
 import { createDiffLogSink, type Capture } from '../../../../src/proxy/index.ts'
+import { sumSamples } from '../../../support/prometheus-text.ts'
 
 const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: refused within the last 1000 ms)'
 const ID = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
@@ -235,5 +236,56 @@ describe('diff-log sink: a failed side', () => {
       ['comparison failed', errorSignature(endpoint, null, 'refused').id],
       ['comparison failed', errorSignature(endpoint, null, 'timeout').id],
     ])
+  })
+})
+
+describe('diff-log sink: the noise check', () => {
+  function noiseSink(diff: DiffConfig = DEFAULT_DIFF_CONFIG) {
+    const lines: string[] = []
+    const logger = createLogger({ level: 'info', format: 'json', write: (line) => lines.push(line), now: () => createdAt })
+    const registry = new Registry()
+    const sink = createDiffLogSink({
+      settings: { diff, redactedFields: [], maxBodyBytes: 0 },
+      logger,
+      warnings: rateLimited(logger, 0),
+      comparisons: createComparisonMetrics(registry).forGate(''),
+      noise: createNoiseCheckMetrics(registry).forGate(''),
+    })
+    const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+    const count = (result: string) => sumSamples(registry.render(), 'svc_noise_checks_total', { result })
+    return { sink, records, count }
+  }
+  const exchange = (status: number, body: string) => ({ status, headers: {}, body: encoder.encode(body), latencyMs: 1, createdAt })
+  const withSides = (live: string, shadow: string, repeat?: ReturnType<typeof exchange>): Capture => ({
+    ...capture(200, live),
+    shadow: exchange(200, shadow),
+    ...(repeat === undefined ? {} : { liveRepeat: repeat }),
+  })
+  const signal = new AbortController().signal
+
+  test('the repeat is compared with live under the same diff settings: noise is what differs, ignored fields are not', () => {
+    const { sink, records, count } = noiseSink({ ...DEFAULT_DIFF_CONFIG, ignored_fields: ['body.at'] })
+    sink.submit(withSides('{"id":"a","at":1,"n":1}', '{"id":"b","at":2,"n":2}', exchange(200, '{"id":"c","at":3,"n":1}')), signal)
+    expect(records()[0]).toMatchObject({ diff: 'replace /body/id="b"; replace /body/n=2', noise: 'replace /body/id="c"' })
+    expect([count('quiet'), count('noisy'), count('error')]).toEqual([0, 1, 0])
+  })
+
+  test('a repeat that matched gives an empty noise; one that failed gives none and counts as an error', () => {
+    const { sink, records, count } = noiseSink()
+    sink.submit(withSides('{"n":1}', '{"n":2}', exchange(200, '{"n":1}')), signal)
+    sink.submit(withSides('{"n":1}', '{"n":2}', exchange(0, 'live: timed out after 5s')), signal)
+    sink.submit(withSides('{"n":1}', '{"n":2}'), signal)
+    const [quiet, failed, none] = records()
+    expect(quiet!.noise).toBe('')
+    expect(failed).not.toHaveProperty('noise')
+    expect(none).not.toHaveProperty('noise')
+    expect([count('quiet'), count('noisy'), count('error')]).toEqual([1, 0, 1])
+  })
+
+  test('a match with the shadow logs nothing, noisy or not; the check is counted', () => {
+    const { sink, records, count } = noiseSink()
+    expect(sink.submit(withSides('{"n":1}', '{"n":1}', exchange(200, '{"n":9}')), signal)).toEqual({ kind: 'compared', result: 'match' })
+    expect(records()).toHaveLength(0)
+    expect(count('noisy')).toBe(1)
   })
 })
