@@ -5,6 +5,7 @@ import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/policy/byte-budget.ts'
 import { SHADOW_CLIENTS, type ShadowSettings } from '../proxy/policy/shadow-settings.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/policy/shadow-rules.ts'
+import { DEFAULT_NOISE_MAX_PER_SECOND, DEFAULT_NOISE_SAMPLE_RATE, MAX_NOISE_PER_SECOND } from '../proxy/policy/noise-sampler.ts'
 import { commonFields, resolveLogging, type LoggingConfig } from './common-config.ts'
 import { ConfigError } from './config-error.ts'
 import {
@@ -61,6 +62,9 @@ const commonProxyFields = {
   'SVC_APP_SHADOW_CLIENT?': enumField(SHADOW_CLIENTS),
   SVC_APP_MAX_BODY_SIZE: integerField(0).default('10485760'),
   SVC_APP_SAMPLING_RATE: numberField(0, 1).default('1.0'),
+  /** The noise check (docs/proxy.md "Noise check"): the fraction of shadowed requests repeated to live, and a cap. */
+  SVC_APP_NOISE_SAMPLE_RATE: numberField(0, 1).default(String(DEFAULT_NOISE_SAMPLE_RATE)),
+  SVC_APP_NOISE_MAX_PER_SECOND: integerField(1, MAX_NOISE_PER_SECOND).default(String(DEFAULT_NOISE_MAX_PER_SECOND)),
   'SVC_APP_SHADOW_RULES?': 'string',
   SVC_APP_MAX_CONCURRENT_CALLBACKS: integerField(0).default('200'),
   // At least 1: unbounded is what the budget exists to prevent (docs/proxy.md "Memory").
@@ -223,6 +227,8 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
       ...(headTimeout === undefined ? {} : { shadowHeadTimeoutMs: headTimeout }),
       maxBodyBytes: v.SVC_APP_MAX_BODY_SIZE,
       samplingRate: v.SVC_APP_SAMPLING_RATE,
+      noiseSampleRate: v.SVC_APP_NOISE_SAMPLE_RATE,
+      noiseMaxPerSecond: v.SVC_APP_NOISE_MAX_PER_SECOND,
       shadowRules,
       maxConcurrentCallbacks: v.SVC_APP_MAX_CONCURRENT_CALLBACKS,
       maxBytesInFlight: v.SVC_APP_MAX_BYTES_IN_FLIGHT,

@@ -87,13 +87,17 @@ export function readDuration(min: 'positive' | 'zero'): ValueReader<number> {
   }
 }
 
-/** A whole number >= `min` (connection counts, byte sizes); `meaning` says what 0 means, or why `min` is above it. */
-export function readCount(meaning: string, min = 0): ValueReader<number> {
-  const expected = `a whole number >= ${min} (${meaning})`
+/**
+ * A whole number >= `min` (connection counts, byte sizes), and at most
+ * `max` when given; `meaning` says what 0 means, or why `min` is above it.
+ */
+export function readCount(meaning: string, min = 0, max = Number.MAX_SAFE_INTEGER): ValueReader<number> {
+  const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`
+  const expected = `a whole number ${range} (${meaning})`
   return (field) => {
     const value = single(field)
     const count = typeof value === 'string' && !WHOLE.test(value) ? Number.NaN : toNumber(value)
-    if (!(Number.isSafeInteger(count) && count >= min)) throw invalid(field, 0, expected)
+    if (!(Number.isSafeInteger(count) && count >= min && count <= max)) throw invalid(field, 0, expected)
     return count
   }
 }

@@ -4,7 +4,7 @@
  * the object form, whose option names are the camelCase of these.
  */
 
-/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`, `endpoints`, `max_bytes_in_flight`); the printer keeps it. */
+/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`, `endpoints`, `max_bytes_in_flight`, the noise check's two); the printer keeps it. */
 export const SVC_GATE_DIRECTIVES = [
   'live',
   'shadow',
@@ -23,6 +23,8 @@ export const SVC_GATE_DIRECTIVES = [
   'trusted_proxies',
   'endpoints',
   'max_bytes_in_flight',
+  'noise_sample_rate',
+  'noise_max_per_second',
 ] as const
 export type SvcGateDirective = (typeof SVC_GATE_DIRECTIVES)[number]
 

@@ -6,6 +6,7 @@
  * they accept the same values and fail with the same messages.
  */
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/policy/byte-budget.ts'
+import { DEFAULT_NOISE_MAX_PER_SECOND, DEFAULT_NOISE_SAMPLE_RATE, MAX_NOISE_PER_SECOND } from '../proxy/policy/noise-sampler.ts'
 import { parseBlock } from './block-parser.ts'
 import {
   readAddressList,
@@ -66,6 +67,10 @@ export interface SvcGateConfig {
   readonly endpoints: readonly string[]
   /** Bytes the background comparisons may hold together, at least 1 (`max_bytes_in_flight`). */
   readonly maxBytesInFlight: number
+  /** Fraction of the shadowed requests that get a noise check, 0 to 1; 0 is off (`noise_sample_rate`). */
+  readonly noiseSampleRate: number
+  /** Noise-check repeats in any one second, 1 to 10,000 (`noise_max_per_second`). */
+  readonly noiseMaxPerSecond: number
 }
 
 /** A duration as Go-style text (`"5s"`) or a number of milliseconds. */
@@ -132,6 +137,14 @@ export interface SvcGateOptions {
    * @default 268435456 (256 MiB)
    */
   maxBytesInFlight?: number | string
+  /**
+   * Fraction of the shadowed requests that get a noise check (live asked
+   * again, docs/module.md "Noise check"), as the proxy's
+   * SVC_APP_NOISE_SAMPLE_RATE; 0 is off. @default 0
+   */
+  noiseSampleRate?: number | string
+  /** Noise-check repeats in any one second, 1 to 10,000, as SVC_APP_NOISE_MAX_PER_SECOND. @default 5 */
+  noiseMaxPerSecond?: number | string
 }
 
 /** Parses and validates the text of an `svc_gate { ... }` block. */
@@ -186,6 +199,8 @@ const READERS = {
   trusted_proxies: readAddressList,
   endpoints: readEndpointList,
   max_bytes_in_flight: readCount('bytes, at least 1', 1),
+  noise_sample_rate: readRate,
+  noise_max_per_second: readCount('repeats to live a second', 1, MAX_NOISE_PER_SECOND),
 } satisfies Record<SvcGateDirective, ValueReader<unknown>>
 
 const HTTP_CLIENT_READERS = {
@@ -250,6 +265,8 @@ function buildConfig(section: RawSection): SvcGateConfig {
     trustedProxies: values.trusted_proxies ?? [],
     endpoints: values.endpoints ?? [],
     maxBytesInFlight: values.max_bytes_in_flight ?? DEFAULT_MAX_BYTES_IN_FLIGHT,
+    noiseSampleRate: values.noise_sample_rate ?? DEFAULT_NOISE_SAMPLE_RATE,
+    noiseMaxPerSecond: values.noise_max_per_second ?? DEFAULT_NOISE_MAX_PER_SECOND,
   })
 }
 

@@ -40,6 +40,8 @@ export function printBlock(config: SvcGateConfig): string {
     list('trusted_proxies', config.trustedProxies),
     list('endpoints', config.endpoints),
     line('max_bytes_in_flight', String(config.maxBytesInFlight)),
+    line('noise_sample_rate', String(config.noiseSampleRate)),
+    line('noise_max_per_second', String(config.noiseMaxPerSecond)),
     '}',
   ]
   return `${lines.filter((text) => text !== undefined).join('\n')}\n`

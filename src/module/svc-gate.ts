@@ -148,6 +148,7 @@ export function svcGate(
     live: withoutPassword(settings.liveUrl),
     shadow: withoutPassword(settings.shadowUrl),
     sampling_rate: settings.samplingRate,
+    noise_sample_rate: settings.noiseSampleRate,
   })
   return {
     config: resolved,

@@ -40,6 +40,8 @@ export function toShadowSettings(config: SvcGateConfig): ShadowSettings {
     shadowTimeoutMs: config.shadowTimeoutMs,
     maxBodyBytes: config.maxBodySize,
     samplingRate: config.samplingRate,
+    noiseSampleRate: config.noiseSampleRate,
+    noiseMaxPerSecond: config.noiseMaxPerSecond,
     shadowRules: compileShadowRules(config.shadowRules),
     maxConcurrentCallbacks: config.maxConcurrentCallbacks,
     maxBytesInFlight: config.maxBytesInFlight,

@@ -44,6 +44,8 @@ export interface CaseConfig {
   readonly redactedFields?: readonly string[]
   readonly trustedProxies?: readonly string[]
   readonly endpoints?: readonly string[]
+  readonly noiseSampleRate?: number
+  readonly noiseMaxPerSecond?: number
 }
 
 export interface TargetConfig extends CaseConfig {

@@ -82,6 +82,8 @@ describe('examples/svc_gate.conf', () => {
       redactedFields: ['body.customer.email', 'body.customer.phone'],
       trustedProxies: ['127.0.0.1', '::1'],
       endpoints: ['/api/products/{sku}', '/api/search'],
+      noiseSampleRate: 0.1,
+      noiseMaxPerSecond: 5,
     })
   })
 })

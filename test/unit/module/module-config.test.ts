@@ -51,6 +51,9 @@ const DEFAULTS: SvcGateConfig = {
   endpoints: [],
   // Not in the SPEC's table: the proxy's SVC_APP_MAX_BYTES_IN_FLIGHT default, 256 MiB.
   maxBytesInFlight: 268_435_456,
+  // The noise check (docs/module.md "Noise check"): off, and at most 5 repeats a second.
+  noiseSampleRate: 0,
+  noiseMaxPerSecond: 5,
 }
 
 describe('parseModuleConfig', () => {
@@ -86,6 +89,8 @@ describe('parseModuleConfig', () => {
         endpoints "/v2/products/{sku}/price, /static/*"
         endpoints /health
         max_bytes_in_flight 1048576
+        noise_sample_rate 0.1
+        noise_max_per_second 20
       }`
     expect(parseModuleConfig(text)).toEqual({
       live: 'https://live.example:8443/base',
@@ -110,6 +115,8 @@ describe('parseModuleConfig', () => {
       trustedProxies: ['10.0.0.0/8', '192.0.2.7', '::1'],
       endpoints: ['/v2/products/{sku}/price', '/static/*', '/health'],
       maxBytesInFlight: 1_048_576,
+      noiseSampleRate: 0.1,
+      noiseMaxPerSecond: 20,
     })
   })
 
@@ -181,7 +188,7 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 3,
       message:
-        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies, endpoints, max_bytes_in_flight), found unknown directive "sampling"',
+        'svc_gate: expected a directive of svc_gate (live, shadow, sampling_rate, live_timeout, shadow_timeout, max_body_size, shadow_rules, max_concurrent_callbacks, http_client, diff_ignored_fields, diff_included_fields, diff_float_tolerance, diff_sort_arrays, redacted_fields, trusted_proxies, endpoints, max_bytes_in_flight, noise_sample_rate, noise_max_per_second), found unknown directive "sampling"',
     },
     {
       name: 'unknown directive in http_client',
@@ -319,6 +326,27 @@ describe('parseModuleConfig errors name the line, the column and the expectation
       line: 4,
       column: 23,
       message: 'max_bytes_in_flight: expected a whole number >= 1 (bytes, at least 1), found "0"',
+    },
+    {
+      name: 'a noise sample rate above 1',
+      text: block('noise_sample_rate 1.5'),
+      line: 4,
+      column: 21,
+      message: 'noise_sample_rate: expected a number from 0 to 1, found "1.5"',
+    },
+    {
+      name: 'no noise repeats a second (0 is refused: a rate of 0 turns the check off)',
+      text: block('noise_max_per_second 0'),
+      line: 4,
+      column: 24,
+      message: 'noise_max_per_second: expected a whole number from 1 to 10000 (repeats to live a second), found "0"',
+    },
+    {
+      name: 'more noise repeats a second than the cap',
+      text: block('noise_max_per_second 10001'),
+      line: 4,
+      column: 24,
+      message: 'noise_max_per_second: expected a whole number from 1 to 10000 (repeats to live a second), found "10001"',
     },
     {
       name: 'negative tolerance',
@@ -636,7 +664,7 @@ describe('validateModuleConfig (object form)', () => {
     [
       'unknown option',
       { ...base, sampling_rate: 1 },
-      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies, endpoints, maxBytesInFlight), found unknown option "sampling_rate"',
+      'options: expected an option of options (live, shadow, samplingRate, liveTimeout, shadowTimeout, maxBodySize, shadowRules, maxConcurrentCallbacks, httpClient, diffIgnoredFields, diffIncludedFields, diffFloatTolerance, diffSortArrays, redactedFields, trustedProxies, endpoints, maxBytesInFlight, noiseSampleRate, noiseMaxPerSecond), found unknown option "sampling_rate"',
     ],
     ['missing live', { shadow: 'http://a' }, 'options: expected a "live" option, found none'],
     ['not an object', 'x'.length, 'options: expected an object, found 1'],

@@ -34,6 +34,8 @@ describe('printBlock', () => {
     diff_float_tolerance 0
     diff_sort_arrays off
     max_bytes_in_flight 268435456
+    noise_sample_rate 0
+    noise_max_per_second 5
 }
 `)
   })
@@ -183,6 +185,8 @@ const config: fc.Arbitrary<SvcGateConfig> = fc
     ),
     endpoints: fc.uniqueArray(endpointTemplate, { maxLength: 3 }),
     maxBytesInFlight: fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+    noiseSampleRate: fc.double({ min: 0, max: 1, noNaN: true }).map((rate) => rate + 0),
+    noiseMaxPerSecond: fc.integer({ min: 1, max: 10_000 }),
   })
   // parseModuleConfig rejects a shadow equal to live.
   .filter((c) => c.live.replace(/\/+$/, '') !== c.shadow.replace(/\/+$/, ''))

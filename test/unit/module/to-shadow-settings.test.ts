@@ -29,6 +29,8 @@ describe('toShadowSettings', () => {
       shadowTimeoutMs: 10_000,
       maxBodyBytes: 0,
       samplingRate: 1,
+      noiseSampleRate: 0,
+      noiseMaxPerSecond: 5,
       maxConcurrentCallbacks: 200,
       maxBytesInFlight: 268_435_456,
       httpClient: { ...DEFAULT_HTTP_CLIENT },
@@ -66,6 +68,8 @@ describe('toShadowSettings', () => {
         trusted_proxies 10.0.0.0/8 "192.0.2.7, ::1"
         endpoints "/v2/products/{sku}/price" "/static/*"
         max_bytes_in_flight 1000000
+        noise_sample_rate 0.05
+        noise_max_per_second 2
       }`)
     expect(comparable(toShadowSettings(config))).toEqual({
       // No trailing slash: the core appends the request path to it.
@@ -76,6 +80,8 @@ describe('toShadowSettings', () => {
       shadowTimeoutMs: 60_000,
       maxBodyBytes: 4096,
       samplingRate: 0.25,
+      noiseSampleRate: 0.05,
+      noiseMaxPerSecond: 2,
       maxConcurrentCallbacks: 0,
       maxBytesInFlight: 1_000_000,
       httpClient: {
@@ -137,6 +143,8 @@ describe('toShadowSettings', () => {
         trustedProxies: '10.0.0.0/8, ::1',
         endpoints: ['/v2/products/{sku}/price', '/static/*'],
         maxBytesInFlight: 5_000_000,
+        noiseSampleRate: 0.2,
+        noiseMaxPerSecond: 3,
       }),
     )
     const proxy = loadProxyConfig({
@@ -160,6 +168,8 @@ describe('toShadowSettings', () => {
       SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
       SVC_APP_ENDPOINTS: '/v2/products/{sku}/price, /static/*',
       SVC_APP_MAX_BYTES_IN_FLIGHT: '5000000',
+      SVC_APP_NOISE_SAMPLE_RATE: '0.2',
+      SVC_APP_NOISE_MAX_PER_SECOND: '3',
     })
     if (proxy.mode.kind !== 'standalone') throw new Error('expected standalone mode')
     // As start-proxy.ts builds them in standalone mode.
