@@ -15,6 +15,7 @@ import { healthRoutes } from './routes/health-routes.ts'
 import { insightRoutes } from './routes/insight-routes.ts'
 import { exportRoutes } from './routes/export-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
+import { verdictRoutes } from './routes/verdict-routes.ts'
 
 /**
  * The Elysia app: cross-cutting plugins first (problem handler, Host
@@ -55,6 +56,7 @@ export function createApiApp(ctx: ApiContext) {
     .use(configRoutes(ctx))
     .use(gateRoutes(ctx))
     .use(exportRoutes(ctx))
+    .use(verdictRoutes(ctx))
     .use(requestRoutes(ctx))
     .use(insightRoutes(ctx))
   for (const route of built.routes) {

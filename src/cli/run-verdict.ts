@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises'
 import { loadVerdictCliConfig } from '../config/verdict-cli-config.ts'
 import type { Environment } from '../config/environment.ts'
 import { ERROR_EXIT_CODE, EXIT_CODES } from '../verdict/index.ts'
@@ -7,6 +6,7 @@ import { errorLine, processIo, type CommandIo } from './command-io.ts'
 import { fetchVerdict } from './fetch-verdict.ts'
 import { junitReport } from './junit-report.ts'
 import { verdictTable } from './verdict-table.ts'
+import { writeReport } from './write-report.ts'
 
 export const VERDICT_USAGE = `usage: bun run verdict -- --gate <id> [--from <RFC 3339> --to <RFC 3339> | --window <duration>]
   [--max-diff-rate <0-1>] [--max-error-rate <0-1>] [--max-latency-ratio <n>] [--min-requests <n>]
@@ -34,7 +34,7 @@ export async function verdictCommand(env: Environment, argv: readonly string[], 
     const client = new ApiClient(config.api)
     const report = await fetchVerdict(client, config.gateId, config.window, config.thresholds)
     io.out(verdictTable(report, config.gateId))
-    if (config.junitFile !== undefined) await writeFile(config.junitFile, junitReport(report, config.gateId, io.now()))
+    if (config.junitFile !== undefined) await writeReport(config.junitFile, junitReport(report, config.gateId, io.now()))
     return EXIT_CODES[report.verdict]
   } catch (error) {
     io.err(errorLine('verdict', error))

@@ -3,6 +3,7 @@ import { DEFAULT_DIFF_CONFIG } from '../diff/diff-config.ts'
 import { ConflictError } from '../errors/app-error.ts'
 import { containsPattern } from './like-pattern.ts'
 import { isoString, jsonb, toNumber, type DiffConfig, type Gate, type GateSettings, type Page, type SortOrder } from './rows.ts'
+import type { ThresholdOverrides } from '../verdict/verdict-thresholds.ts'
 import { toGateStats, withGateStats, type GateStatsColumns } from './stats-store.ts'
 import { isUuid } from '../net/request-id.ts'
 import { uniqueViolation } from './sql-errors.ts'
@@ -36,6 +37,8 @@ export interface GateUpdate {
   retention?: string | null
   /** Explicit endpoint templates, already checked (src/insights/endpoint-templates.ts). */
   endpoints?: string[]
+  /** Verdict thresholds, already checked; replaces the stored ones (`{}` clears them). */
+  verdict?: ThresholdOverrides
 }
 
 export interface GateStore {
@@ -61,6 +64,7 @@ interface GateRow extends GateStatsColumns {
   redacted_fields: string[]
   retention: string
   endpoints: string[]
+  verdict: ThresholdOverrides
   created_at: Date
 }
 
@@ -70,7 +74,7 @@ const CONSTRAINT_MESSAGES: Record<string, string> = {
 }
 
 export function createGateStore(sql: postgres.Sql): GateStore {
-  const columns = sql`id, name, live_url, shadow_url, diff_config, redacted_fields, retention, endpoints, created_at`
+  const columns = sql`id, name, live_url, shadow_url, diff_config, redacted_fields, retention, endpoints, verdict, created_at`
 
   function orderBy(alias: string, sort: GateSortKey, order: SortOrder) {
     const column = sql(`${alias}.${sort}`)
@@ -143,6 +147,7 @@ export function createGateStore(sql: postgres.Sql): GateStore {
           : sql`redacted_fields = ${jsonb(sql, input.redacted_fields)}`,
         input.retention === undefined ? undefined : sql`retention = ${(input.retention ?? '').trim()}`,
         input.endpoints === undefined ? undefined : sql`endpoints = ${jsonb(sql, input.endpoints)}`,
+        input.verdict === undefined ? undefined : sql`verdict = ${jsonb(sql, input.verdict)}`,
       ].filter((set) => set !== undefined)
       if (sets.length === 0) return get(id)
       const assignments = sets.reduce((all, set) => sql`${all}, ${set}`)
@@ -176,6 +181,7 @@ function toGate(row: GateRow): Gate {
     redacted_fields: row.redacted_fields,
     retention: row.retention,
     endpoints: row.endpoints,
+    verdict: row.verdict,
     created_at: isoString(row.created_at),
     stats: toGateStats(row),
   }

@@ -7,6 +7,7 @@
 import type postgres from 'postgres'
 import type { DiffConfig } from '../diff/diff-config.ts'
 import type { PatchOp } from '../diff/patch-op.ts'
+import type { ThresholdOverrides } from '../verdict/verdict-thresholds.ts'
 
 export type { DiffConfig } from '../diff/diff-config.ts'
 export type { PatchOp } from '../diff/patch-op.ts'
@@ -36,6 +37,8 @@ export interface Gate {
   retention: string
   /** Explicit endpoint templates, in order: the first that matches a path names its endpoint. */
   endpoints: string[]
+  /** Verdict thresholds set on the gate (docs/ci.md "Thresholds"); `{}` when none. */
+  verdict: ThresholdOverrides
   created_at: string
   stats: GateStats
 }

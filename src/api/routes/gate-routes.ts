@@ -70,7 +70,11 @@ export function gateRoutes(ctx: ApiContext) {
         response: { 200: gateEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
         detail: {
           operationId: 'updateGate',
-          summary: 'Update a gate: name, diff_config, redacted_fields, retention (null or "" resets it)',
+          summary: 'Update a gate: name, diff_config, redacted_fields, retention (null or "" resets it), endpoints, verdict',
+          description:
+            '`verdict`: the thresholds of getVerdict for this gate, any of `max_diff_rate` (0 to 1), `max_error_rate` ' +
+            '(0 to 1), `max_latency_ratio` (above 0, at most 1000) and `min_requests` (1 or more); it replaces the ' +
+            'stored object (`{}` clears it), and a threshold it leaves out takes its built-in default (docs/ci.md).',
           tags: ['Gates'],
         },
       },

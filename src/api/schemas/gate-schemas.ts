@@ -3,6 +3,7 @@ import { fieldPathProblem } from '../../diff/index.ts'
 import { endpointTemplatesProblem, MAX_ENDPOINT_TEMPLATES } from '../../insights/index.ts'
 import { durationString, httpUrl, integerQuery, sortOrder, storableText } from './fields.ts'
 import { paginationMeta } from './common.ts'
+import { storedVerdictSettings, verdictSettings } from './verdict-schemas.ts'
 
 /** SPEC.md "DiffConfig" as stored and returned. */
 export const diffConfig = type({
@@ -69,6 +70,7 @@ export const gate = type({
   redacted_fields: 'string[]',
   retention: 'string',
   endpoints: 'string[]',
+  verdict: storedVerdictSettings,
   created_at: 'string',
   stats: gateStats,
 })
@@ -90,6 +92,7 @@ export const updateGateBody = type({
   'redacted_fields?': fieldPaths,
   'retention?': durationString.or('null').or("''"),
   'endpoints?': endpointTemplates,
+  'verdict?': verdictSettings,
   '+': 'reject',
 })
 

@@ -30,6 +30,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
       redacted_fields: [],
       retention: '',
       endpoints: [],
+      verdict: {},
       created_at: expect.any(String),
       stats: { request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: null },
     })

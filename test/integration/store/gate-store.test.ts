@@ -30,6 +30,7 @@ describe.each(BACKENDS)('gate store on %s', (kind) => {
         redacted_fields: [],
         retention: '',
         endpoints: [],
+        verdict: {},
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         stats: { request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: null },
       })

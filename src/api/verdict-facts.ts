@@ -1,0 +1,41 @@
+import type { InsightsStore } from '../store/insights-store.ts'
+import type { Page } from '../store/rows.ts'
+import type { VerdictFacts } from '../verdict/index.ts'
+
+/** Rows per read of the insight pages; a gate has at most a few thousand endpoints. */
+const PAGE = 1000
+
+/**
+ * What a verdict is computed from (docs/ci.md "Checks"), read from the
+ * insight rollups only, never from the captures: per endpoint its
+ * requests, diffs and latency p95s (listEndpoints), and the failed shadows
+ * from the error signatures (listSignatures, kind `error`) that name a
+ * shadow failure; an `(other)` error signature, which keeps no class, is
+ * counted as one too.
+ */
+export async function readVerdictFacts(insights: InsightsStore, gateId: string, window: { from: Date; to: Date }): Promise<VerdictFacts> {
+  const [endpoints, errors] = await Promise.all([
+    everyPage((offset) => insights.endpoints(gateId, { ...window, limit: PAGE, offset, sort: 'template', order: 'asc' })),
+    everyPage((offset) => insights.signatures(gateId, { ...window, limit: PAGE, offset, sort: 'count', order: 'desc', kind: 'error' })),
+  ])
+  return {
+    requests: endpoints.reduce((sum, endpoint) => sum + endpoint.requests, 0),
+    diffs: endpoints.reduce((sum, endpoint) => sum + endpoint.diffs, 0),
+    shadowErrors: errors.filter((s) => s.shadow_error !== null || s.overflow).reduce((sum, s) => sum + s.count, 0),
+    endpoints: endpoints.map((endpoint) => ({
+      method: endpoint.method,
+      template: endpoint.template,
+      livePercentile95: endpoint.live_latency_ms.p95,
+      shadowPercentile95: endpoint.shadow_latency_ms.p95,
+    })),
+  }
+}
+
+async function everyPage<T>(read: (offset: number) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = []
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await read(offset)
+    items.push(...page.items)
+    if (page.items.length < PAGE || offset + PAGE >= page.total) return items
+  }
+}
