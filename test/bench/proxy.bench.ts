@@ -1,39 +1,55 @@
 /**
- * The proxy's benchmark (issue 4): side by side on this machine, a 2 KB
- * JSON upstream, keep-alive, 64 connections:
+ * The proxy's benchmark: side by side on this machine, a 2 KB JSON
+ * upstream, keep-alive, 64 connections:
  *
  *   direct to live · nginx proxy_pass · nginx proxy_pass + mirror ·
- *   our proxy without shadowing · our proxy shadowing and diffing every
- *   request · our proxy with a shadow that sleeps 2 s · with a shadow that
- *   is down · and, at half the maximum rate, the check that
- *   compared + skipped = received, exactly.
+ *   our proxy without shadowing · shadowing and diffing every request
+ *   with three shadows: one that answers live's document, one that
+ *   differs on one response in ten, one that differs on every response
+ *   (one field of the 2 KB document) · each of ours with every
+ *   SVC_APP_WORKERS setting asked for · a shadow that sleeps 2 s and one
+ *   that is down · an open loop at half nginx + mirror's maximum, latency
+ *   counted from when each request was due · and, at half the maximum
+ *   rate, the check that compared + skipped = received, exactly.
+ *
+ * Then the targets of docs/proxy.md "Benchmark", met or missed (targets,
+ * not tests: never an exit code).
  *
  * Run alone: `bun run test/bench/proxy.bench.ts`, or import `runProxyBench()`.
  * Load comes from wrk when installed (`apt-get install -y wrk`), else from
- * a bounded in-process generator (slower; the figures say which).
+ * a bounded in-process generator (slower; the figures say which); the
+ * open loop from `api-bench/load-generator.ts`.
  *
  * The machine may be shared: scenarios run in interleaved rounds and the
  * median is reported, so that a burst of background load does not land on
- * one row only.
+ * one row only; the load average before the run is printed with it.
  *
  * Environment knobs:
- *   PROXY_BENCH_SECONDS       seconds per run                         (default 6)
- *   PROXY_BENCH_ROUNDS        interleaved rounds per scenario         (default 3)
- *   PROXY_BENCH_SLOW_SECONDS  seconds of load on the slow/down shadow (default 20; the issue's figure is 60)
- *   PROXY_BENCH_CONNECTIONS   client connections                      (default 64)
+ *   PROXY_BENCH_SECONDS       seconds per run                                  (default 6)
+ *   PROXY_BENCH_ROUNDS        interleaved rounds per scenario                  (default 3)
+ *   PROXY_BENCH_SLOW_SECONDS  seconds of load on the slow/down shadow          (default 20; 60 for the target)
+ *   PROXY_BENCH_CONNECTIONS   client connections                               (default 64)
+ *   PROXY_BENCH_WORKERS       SVC_APP_WORKERS settings of ours, comma-separated (default 1,auto; 1 where unsupported)
+ *   PROXY_BENCH_OPEN_SECONDS  seconds per open-loop run                        (default 10)
+ *   PROXY_BENCH_OPEN_RATE     the open loop's rate                             (default half nginx + mirror's req/s)
+ *   PROXY_BENCH_BASELINE      another checkout's src/main.ts: its proxy (1 worker) as the "before" rows
+ *   PROXY_BENCH_ENV           NAME=value,... given to every one of our proxies (SVC_APP_SHADOW_CLIENT=fetch, say)
  *
  * Every server is a child process on 127.0.0.1 that this script starts
  * and stops by its PID.
  */
 import type { Subprocess } from 'bun'
+import { loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { PROXY_VARIABLES } from '../../src/config/proxy-config.ts'
 import { SKIP_REASONS } from '../../src/metrics/index.ts'
+import type { ShadowVariant } from './proxy-bench/fleet.ts'
 import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
+import { openLoop } from './proxy-bench/open-loop.ts'
 import {
   freePort,
   hasNginx,
-  rssMb,
+  rssPerProcessMb,
   startFleet,
   startNginx,
   startOurProxy,
@@ -45,53 +61,22 @@ import {
   type Nginx,
   type OurProxy,
 } from './proxy-bench/processes.ts'
+import { checkTargets, ROW, type OpenLoopRow, type TargetCheck } from './proxy-bench/targets.ts'
 
-const SELF = resolve(import.meta.path)
-
-// ---------------------------------------------------------------------------
-// Child role: `bun run proxy.bench.ts fleet <sleepMs> <port>...` serves the
-// document on every port (one port per scenario, so that TIME_WAIT sockets
-// can be told apart), after `sleepMs` when not 0.
-// ---------------------------------------------------------------------------
-
-/** The 2 KB JSON document every upstream answers. */
-export const BENCH_BODY = JSON.stringify({
-  data: Array.from({ length: 14 }, (_, i) => ({
-    id: 1000 + i,
-    sku: `SKU-${(i * 7919) % 100_000}`,
-    name: `Product number ${i}`,
-    price: Math.round(i * 1234.5) / 100,
-    currency: 'EUR',
-    tags: ['catalog', 'bench'],
-    available: i % 2 === 0,
-  })),
-  pagination: { limit: 14, offset: 0, total: 14, has_more: false },
-})
-
-function runFleet(sleepMs: number, ports: number[]): void {
-  const headers = { 'content-type': 'application/json' }
-  const answer = () => new Response(BENCH_BODY, { headers })
-  for (const port of ports) {
-    Bun.serve({
-      hostname: '127.0.0.1',
-      port,
-      idleTimeout: 120,
-      fetch: sleepMs > 0 ? () => Bun.sleep(sleepMs).then(answer) : answer,
-    })
-  }
-}
-
-// ---------------------------------------------------------------------------
-// The runs
-// ---------------------------------------------------------------------------
+export { BENCH_BODY, DIFFERENT_BODY } from './proxy-bench/fleet.ts'
 
 export interface BenchRow {
   readonly name: string
+  /** SVC_APP_WORKERS of our proxy; undefined for the other rows. */
+  readonly workers?: string
   /** The median run (by throughput) of the rounds. */
   readonly result: LoadResult | undefined
   /** Most TIME_WAIT sockets seen on this scenario's upstream ports after a run. */
   readonly timeWait: number
+  /** The largest RSS among the proxy's processes after the run, and how many there were. */
   readonly rssMb?: number
+  readonly processes?: number
+  readonly vsNoShadow?: { readonly p50: number; readonly p99: number }
   readonly note?: string
 }
 
@@ -109,7 +94,9 @@ export interface ProxyBenchReport {
   readonly machine: string
   readonly rounds: number
   readonly rows: BenchRow[]
+  readonly openLoop: OpenLoopRow[]
   readonly accounting: AccountingCheck | undefined
+  readonly targets: TargetCheck[]
 }
 
 export interface ProxyBenchOptions {
@@ -127,12 +114,21 @@ export interface ProxyBenchOptions {
 
 interface Target {
   readonly name: string
+  readonly workers?: string
   readonly url: string
   /** The upstream ports only this scenario uses. */
   readonly ports: number[]
   readonly runs: LoadResult[]
+  readonly proxy?: OurProxy
   timeWait: number
 }
+
+/** The shadowing rows, by the shadow they run against. */
+const SHADOWED: readonly [ShadowVariant, string][] = [
+  ['same', ROW.identical],
+  ['tenth', ROW.tenth],
+  ['every', ROW.every],
+]
 
 export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<ProxyBenchReport> {
   const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -140,27 +136,54 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const rounds = options.rounds ?? env('PROXY_BENCH_ROUNDS', 3)
   const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 20)
   const connections = options.connections ?? env('PROXY_BENCH_CONNECTIONS', 64)
+  const openSeconds = env('PROXY_BENCH_OPEN_SECONDS', 10)
   const print = options.print ?? ((line: string) => console.log(line))
+  const workersSupported = PROXY_VARIABLES.includes('SVC_APP_WORKERS')
+  const workers = workersSupported ? listOf(process.env.PROXY_BENCH_WORKERS ?? '1,auto') : ['1']
+  const most = workers[workers.length - 1]!
+  const baseline = process.env.PROXY_BENCH_BASELINE
+  const extraEnv = envPairs(process.env.PROXY_BENCH_ENV)
   // On a shared machine, say how busy it was before we added our load.
   const idleBefore = await cpuIdleText()
   print(`machine before the run: ${idleBefore}`)
+  if (!workersSupported) print('SVC_APP_WORKERS is not a variable of this proxy: one worker only')
   if (!hasWrk) print('wrk not found (apt-get install -y wrk): using the slower in-process load generator')
   if (!hasNginx) print('nginx not found (apt-get install -y nginx): the nginx rows are skipped')
 
-  // One live port per scenario, shadow ports where a scenario has a shadow.
-  const live = { direct: freePort(), nginx: freePort(), mirror: freePort(), none: freePort(), shadow: freePort(), slow: freePort(), down: freePort() }
-  const shadowPorts = { mirror: freePort(), shadow: freePort(), none: freePort() }
-  const slowShadow = freePort()
-  const downShadow = freePort()
-  const children: Subprocess[] = [
-    startFleet(SELF, 0, Object.values(live)),
-    startFleet(SELF, 0, Object.values(shadowPorts)),
-    startFleet(SELF, 2000, [slowShadow]),
-  ]
   const at = (port: number) => `http://127.0.0.1:${port}`
+  const ports = { direct: freePort(), nginx: freePort(), mirror: freePort(), mirrorShadow: freePort() }
+  /** Live's and the shadow's port of one of our proxies, each its own. */
+  const pair = () => ({ live: freePort(), shadow: freePort() })
+  type Ours = { name: string; workers: string; variant: ShadowVariant | 'none' | 'slow' | 'down'; main?: string; live: number; shadow: number }
+  const ours: Ours[] = []
+  for (const w of workers) {
+    ours.push({ name: ROW.none, workers: w, variant: 'none', ...pair() })
+    for (const [variant, name] of SHADOWED) ours.push({ name, workers: w, variant, ...pair() })
+  }
+  if (baseline) {
+    ours.push({ name: ROW.baselineNone, workers: '1', variant: 'none', main: baseline, ...pair() })
+    ours.push({ name: 'before, shadow + diff, identical', workers: '1', variant: 'same', main: baseline, ...pair() })
+  }
+  const degraded: Ours[] = []
+  for (const w of workers) {
+    degraded.push({ name: `${ROW.none} (alongside)`, workers: w, variant: 'none', ...pair() })
+    degraded.push({ name: ROW.slow, workers: w, variant: 'slow', ...pair() })
+    // Down: a port nothing listens on, so every connection is refused.
+    degraded.push({ name: ROW.down, workers: w, variant: 'down', ...pair() })
+  }
+  const everyOurs = [...ours, ...degraded]
+  const shadowsOf = (variant: string) => everyOurs.filter((o) => o.variant === variant).map((o) => o.shadow)
+  const children: Subprocess[] = [
+    startFleet(0, [ports.direct, ports.nginx, ports.mirror, ports.mirrorShadow, ...everyOurs.map((o) => o.live), ...shadowsOf('none')]),
+    startFleet(0, shadowsOf('same')),
+    startFleet(0, shadowsOf('tenth'), 'tenth'),
+    startFleet(0, shadowsOf('every'), 'every'),
+    startFleet(2000, shadowsOf('slow')),
+  ]
   let nginx: Nginx | undefined
   let accounting: AccountingCheck | undefined
   const rows: BenchRow[] = []
+  const openRows: OpenLoopRow[] = []
 
   const run = async (target: Target, runSeconds: number) => {
     const result = await load(target.url, runSeconds, connections)
@@ -168,67 +191,128 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     target.timeWait = Math.max(target.timeWait, timeWait(target.ports))
     return result
   }
-  const target = (name: string, url: string, ports: number[]): Target => ({ name, url, ports, runs: [], timeWait: 0 })
+  const target = (name: string, url: string, targetPorts: number[], workersOf?: string, proxy?: OurProxy): Target => ({
+    name,
+    workers: workersOf,
+    url,
+    ports: targetPorts,
+    runs: [],
+    proxy,
+    timeWait: 0,
+  })
+  const label = (t: { name: string; workers?: string }) => (t.workers === undefined ? t.name : `${t.name} [workers ${t.workers}]`)
 
   try {
-    await Promise.all([...Object.values(live), ...Object.values(shadowPorts)].map((port) => waitForHttp(at(port))))
-    nginx = await startNginx(live.nginx, live.mirror, shadowPorts.mirror)
-    const proxies = {
-      none: await startOurProxy(at(live.none), at(shadowPorts.none), { SVC_APP_SAMPLING_RATE: '0' }),
-      shadow: await startOurProxy(at(live.shadow), at(shadowPorts.shadow), {}),
-      slow: await startOurProxy(at(live.slow), at(slowShadow), {}),
-      down: await startOurProxy(at(live.down), at(downShadow), {}),
+    await Promise.all(
+      [ports.direct, ports.mirrorShadow, ...everyOurs.flatMap((o) => (o.variant === 'down' ? [o.live] : [o.live, o.shadow]))].map((port) =>
+        waitForHttp(at(port)),
+      ),
+    )
+    nginx = await startNginx(ports.nginx, ports.mirror, ports.mirrorShadow)
+    const proxies = new Map<Ours, OurProxy>()
+    for (const o of everyOurs) {
+      const shadowUrl = o.variant === 'down' ? at(freePort()) : at(o.shadow)
+      const settings: Record<string, string> = { ...extraEnv, ...(o.variant === 'none' ? { SVC_APP_SAMPLING_RATE: '0' } : {}) }
+      if (workersSupported && o.main === undefined) settings.SVC_APP_WORKERS = o.workers
+      const proxy = await startOurProxy(at(o.live), shadowUrl, settings, o.main)
+      proxies.set(o, proxy)
+      children.push(proxy.child)
     }
-    children.push(...Object.values(proxies).map((p) => p.child))
     const main: Target[] = [
-      target('direct to live', `${at(live.direct)}/`, [live.direct]),
+      target(ROW.direct, `${at(ports.direct)}/`, [ports.direct]),
       ...(nginx
-        ? [
-            target('nginx proxy_pass', nginx.proxyUrl, [live.nginx]),
-            target('nginx proxy_pass + mirror', nginx.mirrorUrl, [live.mirror, shadowPorts.mirror]),
-          ]
+        ? [target('nginx proxy_pass', nginx.proxyUrl, [ports.nginx]), target(ROW.mirror, nginx.mirrorUrl, [ports.mirror, ports.mirrorShadow])]
         : []),
-      target('ours, no shadowing', `${proxies.none.url}/`, [live.none]),
-      target('ours, shadow + diff every request', `${proxies.shadow.url}/`, [live.shadow, shadowPorts.shadow]),
+      ...ours.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o))),
     ]
-    print(`proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ${slowSeconds} s on the slow/down shadow`)
+    print(
+      `proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ${slowSeconds} s on the slow/down shadow, workers ${workers.join(', ')}`,
+    )
     for (const t of main) await load(t.url, 1, connections) // warm-up: connections, JIT
     for (let round = 1; round <= rounds; round++) {
       for (const t of main) {
         const r = await run(t, seconds)
-        print(`  round ${round}, ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms`)
+        print(`  round ${round}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (load ${loadText()})`)
       }
     }
-    rows.push(...main.map((t) => ({ name: t.name, result: median(t.runs), timeWait: t.timeWait })))
+    rows.push(...main.map((t) => ({ name: t.name, workers: t.workers, result: median(t.runs), timeWait: t.timeWait })))
 
     // Slow and down shadow: short segments alternating with the no-shadow
     // proxy, so that all three see the same background load.
-    const noShadow = target('ours, no shadowing (alongside)', `${proxies.none.url}/`, [live.none])
-    const slow = target('ours, shadow sleeps 2 s', `${proxies.slow.url}/`, [live.slow])
-    const down = target('ours, shadow down', `${proxies.down.url}/`, [live.down])
+    const side = degraded.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o)))
     const segments = Math.max(1, Math.round(slowSeconds / 5))
     const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
-    for (const t of [slow, down]) await load(t.url, 1, connections)
+    for (const t of side) await load(t.url, 1, connections)
     for (let segment = 0; segment < segments; segment++) {
-      for (const t of [noShadow, slow, down]) await run(t, segmentSeconds)
+      for (const t of side) await run(t, segmentSeconds)
     }
-    const baseline = median(noShadow.runs)
-    for (const t of [slow, down]) {
-      const proxy = t === slow ? proxies.slow : proxies.down
-      const result = median(t.runs)
-      rows.push({ name: t.name, result, timeWait: t.timeWait, rssMb: rssMb(proxy.child.pid), note: vsNoShadow(result, baseline) })
-      print(`  ${t.name}: ${result?.rps.toFixed(0)} req/s, p50 ${result?.p50Ms.toFixed(2)} ms, p99 ${result?.p99Ms.toFixed(2)} ms; ${vsNoShadow(result, baseline)}; RSS ${rssMb(proxy.child.pid).toFixed(0)} MB after ${segments * segmentSeconds} s`)
+    for (const w of workers) {
+      const of = side.filter((t) => t.workers === w)
+      const baselineRun = median(of.find((t) => t.name.endsWith('(alongside)'))!.runs)
+      for (const t of of.filter((t) => !t.name.endsWith('(alongside)'))) {
+        const result = median(t.runs)
+        const rss = rssPerProcessMb(t.proxy!.child.pid)
+        const vs = result && baselineRun ? { p50: result.p50Ms / baselineRun.p50Ms, p99: result.p99Ms / baselineRun.p99Ms } : undefined
+        const note = `${vsNoShadow(vs)}; ${rss.processes} process${rss.processes === 1 ? '' : 'es'}, after ${segments * segmentSeconds} s`
+        rows.push({ name: t.name, workers: w, result, timeWait: t.timeWait, rssMb: rss.maxMb, processes: rss.processes, vsNoShadow: vs, note })
+        print(`  ${label(t)}: ${result?.rps.toFixed(0)} req/s, p50 ${result?.p50Ms.toFixed(2)} ms, p99 ${result?.p99Ms.toFixed(2)} ms; ${note}; RSS ${rss.maxMb.toFixed(0)} MB`)
+      }
+    }
+
+    // Open loop at half nginx + mirror's maximum: what each adds to direct's latency when nobody is saturated.
+    const mirrorRps = rows.find((r) => r.name === ROW.mirror)?.result?.rps
+    const rate = Math.floor(env('PROXY_BENCH_OPEN_RATE', mirrorRps !== undefined ? mirrorRps / 2 : 5000))
+    const open = main.filter((t) => t.name === ROW.direct || t.name === ROW.mirror || (t.workers === most && SHADOWED.some(([, n]) => n === t.name)))
+    const samples = new Map<Target, { p50: number[]; p99: number[]; dropped: number; errors: number }>(open.map((t) => [t, { p50: [], p99: [], dropped: 0, errors: 0 }]))
+    print(`open loop at ${rate} req/s, ${openSeconds} s a run, ${rounds} rounds`)
+    for (let round = 1; round <= rounds; round++) {
+      for (const t of open) {
+        const r = await openLoop(t.url, rate, openSeconds, connections)
+        const s = samples.get(t)!
+        s.p50.push(r.p50Ms)
+        s.p99.push(r.p99Ms)
+        s.dropped += r.dropped
+        s.errors += r.socketErrors + Object.entries(r.statuses).reduce((n, [status, count]) => n + (Number(status) >= 400 ? count : 0), 0)
+        print(`  round ${round}, ${label(t)}: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.completed} answered, ${r.dropped} dropped (load ${loadText()})`)
+      }
+    }
+    const directOpen = samples.get(open[0]!)!
+    for (const t of open) {
+      const s = samples.get(t)!
+      const p50 = mid(s.p50)
+      const p99 = mid(s.p99)
+      const isDirect = t.name === ROW.direct
+      openRows.push({
+        name: t.name,
+        workers: t.workers,
+        rate,
+        p50Ms: p50,
+        p99Ms: p99,
+        ...(isDirect ? {} : { addedP50Ms: p50 - mid(directOpen.p50), addedP99Ms: p99 - mid(directOpen.p99) }),
+        dropped: s.dropped,
+        errors: s.errors,
+      })
     }
 
     // At half the maximum rate: every request accounted for, exactly.
-    accounting = await checkAccounting(proxies.shadow, Math.floor((rows.find((r) => r.name.startsWith('ours, shadow +'))?.result?.rps ?? 2000) / 2), Math.min(seconds * 2, 10), connections)
+    const every = main.find((t) => t.name === ROW.every && t.workers === most)!
+    const everyRps = rows.find((r) => r.name === ROW.every && r.workers === most)?.result?.rps ?? 2000
+    accounting = await checkAccounting(every.proxy!, Math.floor(everyRps / 2), Math.min(seconds * 2, 10), connections)
     print(`  accounting at ${accounting.rate} req/s: sent ${accounting.sent}, received ${accounting.received}, compared ${accounting.compared} → ${accounting.exact ? 'exact' : 'MISMATCH'}`)
   } finally {
     await stopNginx(nginx)
     await Promise.all(children.map((child) => stop(child)))
   }
 
-  const report: ProxyBenchReport = { date: new Date().toISOString(), machine: `${machineText()}, ${idleBefore}`, rounds, rows, accounting }
+  const report: ProxyBenchReport = {
+    date: new Date().toISOString(),
+    machine: `${machineText()}, ${idleBefore}`,
+    rounds,
+    rows,
+    openLoop: openRows,
+    accounting,
+    targets: checkTargets(rows, openRows, most),
+  }
   print('')
   print(formatReport(report))
   return report
@@ -262,12 +346,13 @@ async function checkAccounting(proxy: OurProxy, rate: number, seconds: number, c
   }
 }
 
-/** The run with the median throughput. */
+const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+
+/** The run with the median throughput, with the median p50 and p99 of the rounds. */
 function median(runs: LoadResult[]): LoadResult | undefined {
   if (runs.length === 0) return undefined
   const sorted = [...runs].sort((a, b) => a.rps - b.rps)
   const byRps = sorted[Math.floor((sorted.length - 1) / 2)]!
-  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
   return {
     ...byRps,
     p50Ms: mid(runs.map((r) => r.p50Ms)),
@@ -276,13 +361,31 @@ function median(runs: LoadResult[]): LoadResult | undefined {
   }
 }
 
-function vsNoShadow(result: LoadResult | undefined, baseline: LoadResult | undefined): string {
-  if (!result || !baseline) return ''
-  const pct = (a: number, b: number) => `${a >= b ? '+' : ''}${(((a - b) / b) * 100).toFixed(0)}%`
-  return `p50 ${pct(result.p50Ms, baseline.p50Ms)}, p99 ${pct(result.p99Ms, baseline.p99Ms)} vs no shadowing`
+function vsNoShadow(vs: { p50: number; p99: number } | undefined): string {
+  if (!vs) return ''
+  const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%`
+  return `p50 ${pct(vs.p50)}, p99 ${pct(vs.p99)} vs no shadowing`
 }
 
-/** CPU idle over one second, from /proc/stat (Linux). */
+function listOf(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+}
+
+/** `NAME=value,NAME=value` as an object. */
+function envPairs(text: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    listOf(text ?? '')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  )
+}
+
+const loadText = () => loadavg().map((n) => n.toFixed(2)).join(' ')
+
+/** CPU busy over one second, from /proc/stat (Linux), and the load average. */
 async function cpuIdleText(): Promise<string> {
   const read = () => {
     try {
@@ -295,8 +398,8 @@ async function cpuIdleText(): Promise<string> {
   const a = read()
   await Bun.sleep(1000)
   const b = read()
-  if (!a || !b || b.total === a.total) return 'CPU idle unknown'
-  return `CPU ${((1 - (b.idle - a.idle) / (b.total - a.total)) * 100).toFixed(0)}% busy before the run`
+  if (!a || !b || b.total === a.total) return `CPU idle unknown, load average ${loadText()}`
+  return `CPU ${((1 - (b.idle - a.idle) / (b.total - a.total)) * 100).toFixed(0)}% busy before the run, load average ${loadText()}`
 }
 
 function machineText(): string {
@@ -310,16 +413,24 @@ function machineText(): string {
   return `${cpus} cores${model ? ` (${model})` : ''}, Bun ${Bun.version}, ${process.platform}`
 }
 
-/** The report as a readable table. */
+function table(header: string[], body: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)))
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)]
+}
+
+/** The report as readable tables. */
 export function formatReport(report: ProxyBenchReport): string {
-  const direct = report.rows.find((r) => r.name === 'direct to live')?.result?.rps
-  const header = ['scenario', 'req/s', 'vs direct', 'p50 ms', 'p99 ms', 'errors', 'TIME_WAIT', 'RSS MB', 'note']
+  const direct = report.rows.find((r) => r.name === ROW.direct)?.result?.rps
+  const mirror = report.rows.find((r) => r.name === ROW.mirror)?.result?.rps
   const body = report.rows.map((row) => {
     const r = row.result
     return [
       row.name,
+      row.workers ?? '',
       r ? r.rps.toFixed(0) : '-',
       r && direct ? `${(r.rps / direct).toFixed(2)}x` : '-',
+      r && mirror ? `${(r.rps / mirror).toFixed(2)}x` : '-',
       r ? r.p50Ms.toFixed(2) : '-',
       r ? r.p99Ms.toFixed(2) : '-',
       r ? String(r.errors) : '-',
@@ -328,14 +439,28 @@ export function formatReport(report: ProxyBenchReport): string {
       row.note ?? '',
     ]
   })
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)))
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   const lines = [
     `${report.date} · ${report.machine} · load: ${report.rows[0]?.result?.tool ?? '?'} · median of ${report.rounds} interleaved rounds`,
-    line(header),
-    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
-    ...body.map(line),
+    ...table(['scenario', 'workers', 'req/s', 'vs direct', 'vs nginx+mirror', 'p50 ms', 'p99 ms', 'errors', 'TIME_WAIT', 'RSS MB', 'note'], body),
   ]
+  if (report.openLoop.length > 0) {
+    lines.push('', `open loop at ${report.openLoop[0]!.rate} req/s (latency from when each request was due), median of ${report.rounds} rounds:`)
+    lines.push(
+      ...table(
+        ['scenario', 'workers', 'p50 ms', 'p99 ms', 'added p50', 'added p99', 'dropped', 'errors'],
+        report.openLoop.map((r) => [
+          r.name,
+          r.workers ?? '',
+          r.p50Ms.toFixed(2),
+          r.p99Ms.toFixed(2),
+          r.addedP50Ms === undefined ? '' : `${r.addedP50Ms >= 0 ? '+' : ''}${r.addedP50Ms.toFixed(2)}`,
+          r.addedP99Ms === undefined ? '' : `${r.addedP99Ms >= 0 ? '+' : ''}${r.addedP99Ms.toFixed(2)}`,
+          String(r.dropped),
+          String(r.errors),
+        ]),
+      ),
+    )
+  }
   const a = report.accounting
   if (a) {
     const reasons = Object.entries(a.skipped)
@@ -347,14 +472,11 @@ export function formatReport(report: ProxyBenchReport): string {
       `accounting at ${a.rate} req/s (half the max): sent ${a.sent}, received ${a.received}, compared ${a.compared}, skipped ${Object.values(a.skipped).reduce((x, y) => x + y, 0)}${reasons ? ` (${reasons})` : ''}: ${a.exact ? 'compared + skipped = received, exactly' : 'MISMATCH'}`,
     )
   }
+  if (report.targets.length > 0) {
+    lines.push('', 'targets (not tests):')
+    for (const t of report.targets) lines.push(`  ${t.met === undefined ? '?   ' : t.met ? 'met ' : 'MISS'} ${t.target}: ${t.measured}`)
+  }
   return lines.join('\n')
 }
 
-if (import.meta.main) {
-  const [role, sleepMs, ...ports] = process.argv.slice(2)
-  if (role === 'fleet') {
-    runFleet(Number(sleepMs), ports.map(Number))
-  } else {
-    await runProxyBench()
-  }
-}
+if (import.meta.main) await runProxyBench()

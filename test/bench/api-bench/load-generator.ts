@@ -26,8 +26,10 @@ export interface LoadPlan {
   readonly host: string
   readonly port: number
   readonly path: string
+  /** @default POST */
+  readonly method?: string
   readonly headers: Record<string, string>
-  /** Request bodies, sent in turn. */
+  /** Request bodies, sent in turn; an empty one is sent without Content-Length. */
   readonly bodies: string[]
   readonly seconds: number
   readonly connections: number
@@ -61,7 +63,8 @@ interface Connection {
 
 export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
   const requests = plan.bodies.map((body) => {
-    const head = [`POST ${plan.path} HTTP/1.1`, `Host: ${plan.host}:${plan.port}`, `Content-Length: ${Buffer.byteLength(body)}`]
+    const head = [`${plan.method ?? 'POST'} ${plan.path} HTTP/1.1`, `Host: ${plan.host}:${plan.port}`]
+    if (body !== '') head.push(`Content-Length: ${Buffer.byteLength(body)}`)
     for (const [name, value] of Object.entries(plan.headers)) head.push(`${name}: ${value}`)
     return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`)
   })

@@ -5,7 +5,7 @@
  * Each line also splits it: by thread (`js`, the JavaScript thread; `http`,
  * Bun's "HTTP Client" thread that fetch's sockets run on; `other`: GC
  * helpers, the allocator) and kernel time (`sys`); then the upstreams' CPU
- * per request (the fleet process, both upstreams) and how busy the whole
+ * per request (the fleet processes, both upstreams) and how busy the whole
  * machine was (`/proc/stat`), which tells whether CPU is what bounds the
  * throughput.
  *
@@ -24,6 +24,10 @@
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
  * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
+ * `PROXY_CPU_SHADOW=same|tenth|every`: the shadows answer live's document
+ * (default), differ on one response in ten, or on every one (`fleet.ts`).
+ * `PROXY_CPU_OURS_ENV=NAME=value,...` gives our proxy settings of its own
+ * (`SVC_APP_SHADOW_CLIENT=fetch`, say).
  * `PROXY_CPU_BASELINE=<other checkout>/src/main.ts` adds `base-none`,
  * `base-shadow` and `base-down`: the same proxy from another checkout (an
  * A/B comparison of a change, interleaved in the same run, so that load
@@ -38,11 +42,11 @@ import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type Header
 import { createLogger } from '../../../src/log/index.ts'
 import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
+import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { load } from './load.ts'
 import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
 const SELF = resolve(import.meta.path)
-const BENCH = resolve(import.meta.dir, '../proxy.bench.ts')
 const TICK_US = 1_000_000 / 100 // USER_HZ
 
 /** utime and stime of a process or thread, in µs. */
@@ -165,6 +169,16 @@ function serveOurs(port: number, live: string, shadow: string, rate: number, sec
   }
 }
 
+/** `NAME=value,NAME=value` as an object. */
+function envPairs(text: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (text ?? '')
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  )
+}
+
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 5)
   const rounds = Number(process.argv[3] ?? 3)
@@ -172,12 +186,7 @@ async function main(): Promise<void> {
   const only = process.env.PROXY_CPU_ONLY?.split(',')
   const at = (port: number) => `http://127.0.0.1:${port}`
   const baseline = process.env.PROXY_CPU_BASELINE
-  const baselineEnv = Object.fromEntries(
-    (process.env.PROXY_CPU_BASELINE_ENV ?? '')
-      .split(',')
-      .filter((pair) => pair.includes('='))
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  )
+  const baselineEnv = envPairs(process.env.PROXY_CPU_BASELINE_ENV)
   const all = [
     'minimal',
     'ours-none',
@@ -189,9 +198,14 @@ async function main(): Promise<void> {
     ...(baseline ? ['base-down'] : []),
   ]
   const names = all.filter((n) => !only || only.includes(n))
+  const shadowVariant = (process.env.PROXY_CPU_SHADOW ?? 'same') as ShadowVariant
+  if (!SHADOW_VARIANTS.includes(shadowVariant)) throw new Error(`PROXY_CPU_SHADOW must be one of ${SHADOW_VARIANTS.join(', ')}`)
+  const oursEnv = envPairs(process.env.PROXY_CPU_OURS_ENV)
   const ports = Object.fromEntries(names.map((n) => [n, { live: freePort(), shadow: freePort(), proxy: freePort() }]))
-  const fleet = startFleet(BENCH, 0, names.flatMap((n) => [ports[n]!.live, ports[n]!.shadow]))
-  const children: Subprocess[] = [fleet]
+  const fleet = startFleet(0, names.map((n) => ports[n]!.live))
+  // The shadows, on ports of their own: as live (`same`) or differing (PROXY_CPU_SHADOW=tenth|every).
+  const shadowFleet = startFleet(0, names.map((n) => ports[n]!.shadow), shadowVariant)
+  const children: Subprocess[] = [fleet, shadowFleet]
   const targets: { name: string; pid: number; url: string; us: number[]; rps: number[] }[] = []
   try {
     await Promise.all(names.flatMap((n) => [waitForHttp(at(ports[n]!.live)), waitForHttp(at(ports[n]!.shadow))]))
@@ -202,7 +216,7 @@ async function main(): Promise<void> {
         const main = name.startsWith('base') ? baseline : undefined
         // Down: a port nothing listens on, so every connection is refused.
         const shadow = name.endsWith('-down') ? at(freePort()) : at(p.shadow)
-        const env = { SVC_APP_SAMPLING_RATE: rate, ...(name.startsWith('base') ? baselineEnv : {}) }
+        const env = { SVC_APP_SAMPLING_RATE: rate, ...(name.startsWith('base') ? baselineEnv : oursEnv) }
         const proxy = await startOurProxy(at(p.live), shadow, env, main)
         children.push(proxy.child)
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
@@ -217,12 +231,13 @@ async function main(): Promise<void> {
     for (const t of targets) await load(t.url, 2, connections) // warm-up
     for (let round = 1; round <= rounds; round++) {
       for (const t of targets) {
-        const before = { proxy: processCpu(t.pid), fleet: processCpu(fleet.pid), machine: machineTicks() }
+        const upstreams = () => totalUs(processCpu(fleet.pid)) + totalUs(processCpu(shadowFleet.pid))
+        const before = { proxy: processCpu(t.pid), fleet: upstreams(), machine: machineTicks() }
         const r = await load(t.url, seconds, connections)
-        const after = { proxy: processCpu(t.pid), fleet: processCpu(fleet.pid), machine: machineTicks() }
+        const after = { proxy: processCpu(t.pid), fleet: upstreams(), machine: machineTicks() }
         const per = (key: keyof CpuSample) => (after.proxy[key] - before.proxy[key]) / r.requests
         const us = (totalUs(after.proxy) - totalUs(before.proxy)) / r.requests
-        const fleetUs = (totalUs(after.fleet) - totalUs(before.fleet)) / r.requests
+        const fleetUs = (after.fleet - before.fleet) / r.requests
         const busy = (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)
         t.us.push(us)
         t.rps.push(r.rps)

@@ -3,11 +3,13 @@
  * 127.0.0.1, stopped by its PID: the upstream fleets, our proxy, nginx.
  */
 import { spawn, spawnSync, type Subprocess } from 'bun'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { ShadowVariant } from './fleet.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
+const FLEET = resolve(import.meta.dir, 'fleet.ts')
 
 export function freePort(): number {
   const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
@@ -31,9 +33,9 @@ export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void
   }
 }
 
-/** Starts `script fleet <sleepMs> <ports...>` (the benchmark's own child role). */
-export function startFleet(script: string, sleepMs: number, ports: number[]): Subprocess {
-  return spawn(['bun', 'run', script, 'fleet', String(sleepMs), ...ports.map(String)], { stdout: 'ignore', stderr: 'inherit' })
+/** Starts `fleet.ts <sleepMs> <variant> <ports...>`: upstreams on every port. */
+export function startFleet(sleepMs: number, ports: number[], variant: ShadowVariant = 'same'): Subprocess {
+  return spawn(['bun', 'run', FLEET, String(sleepMs), variant, ...ports.map(String)], { stdout: 'ignore', stderr: 'inherit' })
 }
 
 export interface OurProxy {
@@ -88,6 +90,28 @@ export async function stop(child: Subprocess | undefined): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
   await child.exited
   clearTimeout(timer)
+}
+
+/** A process and its descendants (the workers of a proxy with SVC_APP_WORKERS), from /proc. */
+export function processTree(pid: number): number[] {
+  const out = [pid]
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const tid of readdirSync(`/proc/${out[i]}/task`)) {
+        const children = readFileSync(`/proc/${out[i]}/task/${tid}/children`, 'utf8').trim()
+        if (children !== '') out.push(...children.split(/\s+/).map(Number))
+      }
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out
+}
+
+/** The largest RSS among a process and its descendants, and how many there are. */
+export function rssPerProcessMb(pid: number): { maxMb: number; processes: number } {
+  const tree = processTree(pid).map(rssMb).filter((mb) => !Number.isNaN(mb))
+  return { maxMb: Math.max(...tree), processes: tree.length }
 }
 
 export function rssMb(pid: number): number {

@@ -1,0 +1,109 @@
+/**
+ * The proxy's benchmark targets (docs/proxy.md "Benchmark"), checked
+ * against one run's figures: targets, not tests, so a miss is a line of
+ * the report, never an exit code. Pure: no I/O.
+ */
+import type { LoadResult } from './load.ts'
+
+export interface MeasuredRow {
+  readonly name: string
+  /** `1`, `auto`...: SVC_APP_WORKERS of our proxy; undefined for the other rows. */
+  readonly workers?: string
+  readonly result: LoadResult | undefined
+  /** The largest RSS among the proxy's processes after the run, MB. */
+  readonly rssMb?: number
+  /** p50 and p99 against the no-shadow proxy run alongside, as ratios (1.05 = +5 %). */
+  readonly vsNoShadow?: { readonly p50: number; readonly p99: number }
+}
+
+export interface OpenLoopRow {
+  readonly name: string
+  readonly workers?: string
+  readonly rate: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** Over direct to live at the same rate, same round; undefined for direct itself. */
+  readonly addedP50Ms?: number
+  readonly addedP99Ms?: number
+  readonly dropped: number
+  readonly errors: number
+}
+
+export interface TargetCheck {
+  readonly target: string
+  readonly measured: string
+  /** undefined: a row it needs was not measured. */
+  readonly met: boolean | undefined
+}
+
+/** Row names the targets read. */
+export const ROW = {
+  direct: 'direct to live',
+  mirror: 'nginx proxy_pass + mirror',
+  none: 'ours, no shadowing',
+  baselineNone: 'before, no shadowing',
+  identical: 'ours, shadow + diff, identical',
+  tenth: 'ours, shadow + diff, 10 % differ',
+  every: 'ours, shadow + diff, every response differs',
+  slow: 'ours, shadow sleeps 2 s',
+  down: 'ours, shadow down',
+} as const
+
+const x = (n: number) => `${n.toFixed(2)}x`
+const ms = (n: number) => `${n.toFixed(2)} ms`
+const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)} %`
+
+export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly OpenLoopRow[], workers: string): TargetCheck[] {
+  const find = (name: string, w?: string) => rows.find((r) => r.name === name && r.workers === w)?.result
+  const direct = find(ROW.direct)
+  const mirror = find(ROW.mirror)
+  const checks: TargetCheck[] = []
+
+  for (const [name, least] of [
+    [ROW.identical, 1.5],
+    [ROW.tenth, 1.5],
+    [ROW.every, 1.2],
+  ] as const) {
+    const ours = find(name, workers)
+    const ratio = ours && mirror ? ours.rps / mirror.rps : undefined
+    checks.push({
+      target: `${name} (workers ${workers}) ≥ ${least}x nginx + mirror, p99 < 10 ms`,
+      measured: ours && ratio !== undefined ? `${x(ratio)}, p99 ${ms(ours.p99Ms)}` : 'not measured',
+      met: ours && ratio !== undefined ? ratio >= least && ours.p99Ms < 10 : undefined,
+    })
+  }
+
+  const none = find(ROW.none, workers)
+  checks.push({
+    target: `no shadowing (workers ${workers}) ≥ 0.40x direct`,
+    measured: none && direct ? x(none.rps / direct.rps) : 'not measured',
+    met: none && direct ? none.rps / direct.rps >= 0.4 : undefined,
+  })
+  const one = find(ROW.none, '1')
+  const before = find(ROW.baselineNone, '1')
+  checks.push({
+    target: 'no shadowing, 1 worker: no worse than before this change (same run)',
+    measured: one && before ? `${x(one.rps / before.rps)} the req/s, p50 ${ms(one.p50Ms)} against ${ms(before.p50Ms)}` : 'no baseline (PROXY_BENCH_BASELINE)',
+    // Within the noise of a shared machine: 5 %.
+    met: one && before ? one.rps >= before.rps * 0.95 : undefined,
+  })
+
+  for (const row of rows.filter((r) => r.name === ROW.slow || r.name === ROW.down)) {
+    const v = row.vsNoShadow
+    checks.push({
+      target: `${row.name} (workers ${row.workers}): p50 and p99 within 10 % of no shadowing; RSS < 150 MB per process`,
+      measured: v ? `p50 ${pct(v.p50)}, p99 ${pct(v.p99)}; RSS ${row.rssMb?.toFixed(0) ?? '?'} MB` : 'not measured',
+      met: v ? v.p50 <= 1.1 && v.p99 <= 1.1 && (row.rssMb ?? Infinity) < 150 : undefined,
+    })
+  }
+
+  for (const row of openLoop.filter((r) => r.name.startsWith('ours'))) {
+    const measured = row.addedP50Ms === undefined ? 'not measured' : `+${ms(row.addedP50Ms)} p50, +${ms(row.addedP99Ms!)} p99 over direct at ${row.rate} req/s`
+    checks.push({
+      target: `open loop, ${row.name} (workers ${row.workers}): adds ≤ 1 ms p50, ≤ 3 ms p99`,
+      measured,
+      met: row.addedP50Ms === undefined ? undefined : row.addedP50Ms <= 1 && row.addedP99Ms! <= 3,
+    })
+  }
+  return checks
+}
