@@ -7,6 +7,7 @@ import type { InsightsStore } from '../store/insights-store.ts'
 import type { RequestExporter } from '../store/request-export.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
+import type { WorkerLink } from '../workers/worker-link.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
 import type { IngestBacklog } from './ingest-backlog.ts'
 import type { SchemaReadiness } from './schema-readiness.ts'
@@ -33,4 +34,6 @@ export interface ApiContext {
   readonly schema: SchemaReadiness
   /** Turns false when shutdown begins, so readiness answers 503 at once. */
   readonly lifecycle: { accepting: boolean }
+  /** The link to the primary when this process is one of several workers (docs/proxy.md "Workers"). */
+  readonly workers?: WorkerLink
 }

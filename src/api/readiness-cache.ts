@@ -1,5 +1,5 @@
 import type { ApiContext } from './api-context.ts'
-import { readinessOf, type ReadinessState } from './readiness.ts'
+import { readinessOf, readinessWithoutQuery, type ReadinessState } from './readiness.ts'
 
 export interface ReadinessCacheOptions {
   /** How long the database's answer is reused, counted from when it came. @default 1000 */
@@ -16,14 +16,15 @@ export interface ReadinessCacheOptions {
  * Both answers are reused, 200 and 503; shutdown is not: it needs no query
  * and must turn the answer to 503 at once (README "Decisions", readiness).
  */
-export function readinessCache(ctx: Pick<ApiContext, 'lifecycle' | 'db' | 'schema'>, options: ReadinessCacheOptions) {
+export function readinessCache(ctx: Pick<ApiContext, 'lifecycle' | 'workers' | 'db' | 'schema'>, options: ReadinessCacheOptions) {
   const ttlMs = options.ttlMs ?? 1000
   const now = options.now ?? (() => performance.now())
   let current: Promise<ReadinessState> | undefined
   let answeredAt = Number.NEGATIVE_INFINITY
 
   return function readiness(): Promise<ReadinessState> {
-    if (!ctx.lifecycle.accepting) return Promise.resolve({ ready: false, reason: 'shutting down' })
+    const early = readinessWithoutQuery(ctx)
+    if (early !== undefined) return Promise.resolve(early)
     if (current && (answeredAt === Number.POSITIVE_INFINITY || now() - answeredAt < ttlMs)) return current
     const check = readinessOf(ctx, options.timeoutMs)
     current = check

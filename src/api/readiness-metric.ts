@@ -9,7 +9,8 @@ export type RecordReadiness = (state: ReadinessState) => void
  * is this build's (what `/health/ready` answers 200 for), 0 when not.
  * Prometheus scrapes `/metrics`, not `/health/ready`, and an alert needs a
  * series to read (docs/metrics.md "Alerts"). Shutting down says nothing
- * about the database, so that answer leaves the value as it was.
+ * about the database, nor do the other workers starting, so those answers
+ * leave the value as it was.
  */
 export function registerReadinessMetric(registry: Registry, dbName: string): RecordReadiness {
   const ready = registry
@@ -23,6 +24,6 @@ export function registerReadinessMetric(registry: Registry, dbName: string): Rec
     .labels(dbName)
   return (state) => {
     if (state.ready) ready.set(1)
-    else if (state.reason !== 'shutting down') ready.set(0)
+    else if (state.reason === 'database unreachable' || state.reason === 'schema') ready.set(0)
   }
 }

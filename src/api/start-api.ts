@@ -21,6 +21,10 @@ import { boundAddress, listenOr } from '../net/listen.ts'
 import { SchemaReadiness } from './schema-readiness.ts'
 import { readinessOf } from './readiness.ts'
 import { warnUnknownVariables } from '../config/known-variables.ts'
+import { workerIndexOf } from '../workers/ipc-messages.ts'
+import { runWorker } from '../workers/run-worker.ts'
+import type { WorkerLink } from '../workers/worker-link.ts'
+import { startApiPrimary } from './api-primary.ts'
 
 export interface RunningApi {
   readonly url: string
@@ -36,6 +40,10 @@ export interface CreateApiOptions {
   readonly database?: Database
   /** Interface to listen on. @default '0.0.0.0' */
   readonly hostname?: string
+  /** One of several workers: its link to the primary, and SVC_APP_PORT shared (SO_REUSEPORT). */
+  readonly workers?: WorkerLink
+  /** Run the retention cleanup job here; of several workers only the first does. @default true */
+  readonly cleanup?: boolean
 }
 
 /** Starts the API from a validated configuration; used by main.ts, the demo and the tests. */
@@ -82,6 +90,7 @@ export async function createApi(
     comparisons,
     schema: new SchemaReadiness(db.sql),
     lifecycle: { accepting: true },
+    workers: options.workers,
   }
   const app = createApiApp(context)
   const fetch = createHttpHandler({
@@ -97,7 +106,7 @@ export async function createApi(
     Bun.serve({
       port: config.port,
       hostname: options.hostname ?? '0.0.0.0',
-      reusePort: false,
+      reusePort: options.workers !== undefined,
       fetch,
       // Bun has one inactivity timeout (at most 255 s) for reading a request
       // and for idle keep-alive connections; see README "Timeouts".
@@ -108,7 +117,7 @@ export async function createApi(
       development: false,
     }),
   )
-  const cleanup = startCleanupJob({ sql: db.sql, config, logger })
+  const cleanup = options.cleanup === false ? undefined : startCleanupJob({ sql: db.sql, config, logger })
   const url = `http://127.0.0.1:${server.port}`
   void reportDatabaseState(context)
   logger.info('api listening', {
@@ -124,7 +133,7 @@ export async function createApi(
     context,
     async stop() {
       context.lifecycle.accepting = false
-      cleanup.stop()
+      cleanup?.stop()
       processMetrics.stop()
       await server.stop(false)
       if (!database) await db.close()
@@ -141,8 +150,9 @@ export async function createApi(
  */
 async function reportDatabaseState(context: ApiContext): Promise<void> {
   const { db, logger } = context
-  const state = await readinessOf(context, 2000)
-  if (state.ready || state.reason === 'shutting down') return
+  // About the database only: not about the other workers, still starting.
+  const state = await readinessOf({ ...context, workers: undefined }, 2000)
+  if (state.ready || state.reason === 'shutting down' || state.reason === 'workers starting') return
   if (state.reason === 'database unreachable') {
     logger.warn('database not reachable yet: /health/ready answers 503 until it is', { database: db.kind })
   } else {
@@ -150,9 +160,23 @@ async function reportDatabaseState(context: ApiContext): Promise<void> {
   }
 }
 
-/** `bun run api`: runs until SIGTERM or SIGINT, then shuts down gracefully and exits 0. */
-export async function startApi(env: Environment): Promise<void> {
+/**
+ * `bun run api`: runs until SIGTERM or SIGINT, then shuts down gracefully
+ * and exits 0. With SVC_APP_WORKERS above 1 this process is the primary,
+ * and `--worker=<n>` (the primary's own command line) a worker.
+ */
+export async function startApi(env: Environment, argv: string[] = []): Promise<void> {
   const config = loadApiConfig(env)
+  const worker = workerIndexOf(argv)
+  if (worker !== undefined) {
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat }).child({ worker })
+    return runWorker(worker, logger, (link) => createApi(config, { logger, workers: link, cleanup: worker === 0 }))
+  }
+  if (config.workers > 1) {
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+    warnUnknownVariables(env, logger)
+    return startApiPrimary(config, logger)
+  }
   const api = await createApi(config)
   warnUnknownVariables(env, api.context.logger)
   let stopping = false

@@ -17,6 +17,7 @@ import {
 } from './env-fields.ts'
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
+import { currentHost, resolveWorkers, workersField } from './workers-field.ts'
 
 const DATABASE_URL_RULE = 'a postgres://, postgresql:// or pglite:// URL'
 
@@ -55,6 +56,7 @@ const apiFields = {
   SVC_APP_DATABASE_MAX_CONN_IDLE: positiveDurationField.default('5m'),
   SVC_APP_DATABASE_MAX_CONN_LIFE: positiveDurationField.default('1h'),
   SVC_APP_DATABASE_DURABLE_CAPTURES: booleanField.default('false'),
+  SVC_APP_WORKERS: workersField.default('1'),
   ...commonFields,
 } as const
 
@@ -96,6 +98,8 @@ export interface ApiConfig extends LoggingConfig {
     /** Capture inserts commit synchronously (README "Decisions", ingest durability). */
     readonly durableCaptures: boolean
   }
+  /** Processes serving SVC_APP_PORT together (docs/proxy.md "Workers"); `auto` resolved. */
+  readonly workers: number
 }
 
 const ORDER = variableNames(apiFields)
@@ -116,6 +120,12 @@ export function loadApiConfig(env: Environment): ApiConfig {
   }
   if (v.SVC_APP_DATABASE_MIN_CONNS > v.SVC_APP_DATABASE_MAX_CONNS) {
     throw new ConfigError('SVC_APP_DATABASE_MIN_CONNS', String(v.SVC_APP_DATABASE_MIN_CONNS), `must not exceed SVC_APP_DATABASE_MAX_CONNS (${v.SVC_APP_DATABASE_MAX_CONNS})`)
+  }
+  const workers = resolveWorkers(v.SVC_APP_WORKERS, env.SVC_APP_WORKERS, currentHost())
+  if (workers > 1 && v.SVC_APP_DATABASE_URL.startsWith('pglite://')) {
+    // One process owns a PGlite directory (a second is refused at its lock).
+    const auto = v.SVC_APP_WORKERS === 'auto' ? ` (auto is ${workers} here)` : ''
+    throw new ConfigError('SVC_APP_WORKERS', env.SVC_APP_WORKERS!.trim(), `must be 1 with a pglite:// SVC_APP_DATABASE_URL${auto}: one process owns a PGlite database; use PostgreSQL for more workers`)
   }
   return Object.freeze({
     ...resolveLogging(v.SVC_APP_APP_ENV, v['SVC_APP_LOG_LEVEL'], v['SVC_APP_LOG_FORMAT']),
@@ -145,5 +155,6 @@ export function loadApiConfig(env: Environment): ApiConfig {
       maxConnLifeMs: v.SVC_APP_DATABASE_MAX_CONN_LIFE,
       durableCaptures: v.SVC_APP_DATABASE_DURABLE_CAPTURES,
     }),
+    workers,
   })
 }

@@ -25,6 +25,7 @@ import {
 } from './env-fields.ts'
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
+import { currentHost, resolveWorkers, workersField } from './workers-field.ts'
 
 /** Field paths (DESIGN.md "Diff semantics"), each checked with the diff's own parser. */
 const fieldPathListField = type('string').pipe((text, ctx) => {
@@ -80,6 +81,7 @@ const commonProxyFields = {
   SVC_APP_REDACTED_FIELDS: fieldPathListField.default(''),
   /** Peers whose X-Forwarded-Host/-Proto are passed on; the API's syntax (docs/proxy.md "Forwarding"). */
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
+  SVC_APP_WORKERS: workersField.default('1'),
   ...commonFields,
 } as const
 
@@ -170,6 +172,8 @@ export interface ProxyConfig extends LoggingConfig {
   readonly mode: ProxyMode
   /** Variables that are set but belong to the other mode, so have no effect (logged at startup). */
   readonly ignoredVariables: readonly string[]
+  /** Processes serving SVC_APP_PORT together (docs/proxy.md "Workers"); `auto` resolved. */
+  readonly workers: number
 }
 
 const ORDER = variableNames(proxyFields)
@@ -211,6 +215,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
   }
 
   const mode = resolveMode(v, raw)
+  const workers = resolveWorkers(v.SVC_APP_WORKERS, raw('SVC_APP_WORKERS'), currentHost())
   const ignoredVariables = (mode.kind === 'api' ? STANDALONE_ONLY_KEYS : API_ONLY_KEYS).filter((k) => raw(k) !== undefined)
 
   return Object.freeze({
@@ -245,6 +250,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
     }),
     mode,
     ignoredVariables: Object.freeze(ignoredVariables),
+    workers,
   })
 }
 

@@ -4,7 +4,7 @@
  * metrics, on a listener of their own so that proxied traffic never
  * reaches them and they never shadow anything.
  */
-import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../metrics/index.ts'
+import { PROMETHEUS_CONTENT_TYPE } from '../metrics/index.ts'
 import { problemResponse } from '../errors/problem.ts'
 
 export const READINESS_STATES = ['starting', 'ready', 'stopping'] as const
@@ -36,13 +36,22 @@ export class Readiness {
   }
 }
 
+/** What `/health/ready` reads: one process's Readiness, or with several workers the primary's view of them all. */
+export interface ReadinessView {
+  readonly state: ReadinessState
+  readonly ready: boolean
+}
+
 export interface AdminServerOptions {
   readonly port: number
   /** @default '0.0.0.0' */
   readonly hostname?: string
-  readonly readiness: Readiness
-  /** Serves `/metrics` when given (SVC_APP_METRICS_ENABLED). */
-  readonly registry: Registry | undefined
+  readonly readiness: ReadinessView
+  /**
+   * Serves `/metrics` with this exposition when given (SVC_APP_METRICS_ENABLED):
+   * the registry's, or with several workers their merged one.
+   */
+  readonly metrics: (() => string | Promise<string>) | undefined
 }
 
 export interface AdminServer {
@@ -52,12 +61,12 @@ export interface AdminServer {
 }
 
 export function startAdminServer(options: AdminServerOptions): AdminServer {
-  const { readiness, registry } = options
+  const { readiness, metrics } = options
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname ?? '0.0.0.0',
     reusePort: false,
-    fetch(request) {
+    async fetch(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return problem(405, 'Method not allowed', request)
       const path = new URL(request.url).pathname
       switch (path) {
@@ -66,8 +75,8 @@ export function startAdminServer(options: AdminServerOptions): AdminServer {
         case '/health/ready':
           return Response.json({ status: readiness.state }, { status: readiness.ready ? 200 : 503 })
         case '/metrics':
-          if (registry === undefined) break
-          return new Response(registry.render(), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } })
+          if (metrics === undefined) break
+          return new Response(await metrics(), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE } })
       }
       return problem(404, 'Not found', request)
     },

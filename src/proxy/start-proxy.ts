@@ -25,13 +25,18 @@ import type { UpstreamPool } from './upstream/upstream-client.ts'
 import { createUpstreamPool } from './upstream/upstream-pool.ts'
 import { warnUnknownVariables } from '../config/known-variables.ts'
 import { within } from '../async/within.ts'
+import { workerIndexOf } from '../workers/ipc-messages.ts'
+import { runWorker } from '../workers/run-worker.ts'
+import { startProxyPrimary } from './proxy-primary.ts'
 
 export interface RunningProxy {
   /** `http://127.0.0.1:<port>` of the proxied traffic. */
   readonly url: string
   readonly port: number
-  readonly admin: AdminServer
+  /** Undefined in a worker: its primary serves the admin port. */
+  readonly admin: AdminServer | undefined
   readonly readiness: Readiness
+  readonly registry: Registry
   readonly handler: ShadowHandler
   /** The circuit breaker around API calls (API mode only). */
   readonly breaker: CircuitBreaker | undefined
@@ -49,6 +54,10 @@ export interface CreateProxyOptions {
   readonly logger?: Logger
   /** Rate-limited warnings interval, in ms. @default 10000 */
   readonly warningIntervalMs?: number
+  /** Serve the admin port; a worker leaves it to its primary (docs/proxy.md "Workers"). @default true */
+  readonly admin?: boolean
+  /** Share SVC_APP_PORT with the other workers (SO_REUSEPORT). @default false */
+  readonly reusePort?: boolean
 }
 
 /** Bun's `idleTimeout` is in whole seconds, at most 255. */
@@ -68,11 +77,18 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   const metrics = createProxyMetrics(registry)
   const readiness = new Readiness()
   // Up first, so that /health/live answers and /health/ready says 503 while the gate is fetched.
-  let admin: AdminServer
+  let admin: AdminServer | undefined
   try {
-    admin = listenOr('SVC_APP_ADMIN_PORT', config.adminPort, () =>
-      startAdminServer({ port: config.adminPort, hostname, readiness, registry: config.metricsEnabled ? registry : undefined }),
-    )
+    if (options.admin !== false) {
+      admin = listenOr('SVC_APP_ADMIN_PORT', config.adminPort, () =>
+        startAdminServer({
+          port: config.adminPort,
+          hostname,
+          readiness,
+          metrics: config.metricsEnabled ? () => registry.render() : undefined,
+        }),
+      )
+    }
   } catch (error) {
     processMetrics.stop()
     throw error
@@ -82,7 +98,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   const abandon = async (error: unknown): Promise<never> => {
     processMetrics.stop()
     pool.close()
-    await admin.stop()
+    await admin?.stop()
     throw error
   }
 
@@ -123,7 +139,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   })
   let server: Bun.Server<undefined>
   try {
-    server = listenOr('SVC_APP_PORT', config.port, () => serveProxy(config, hostname, handler, logger))
+    server = listenOr('SVC_APP_PORT', config.port, () => serveProxy(config, hostname, handler, logger, options.reusePort ?? false))
   } catch (error) {
     return abandon(error)
   }
@@ -131,7 +147,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   readiness.markReady()
   logger.info('proxy listening', {
     url: `http://${hostname}:${port}`,
-    admin: `http://${hostname}:${admin.port}`,
+    admin: admin === undefined ? undefined : `http://${hostname}:${admin.port}`,
     mode: config.mode.kind,
     live: withoutPassword(wiring.settings.liveUrl),
     shadow: withoutPassword(wiring.settings.shadowUrl),
@@ -145,6 +161,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
     port,
     admin,
     readiness,
+    registry,
     handler,
     breaker: wiring.breaker,
     stop() {
@@ -159,7 +176,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
         logger.info('background comparisons drained', { completed: drained.completed, aborted: drained.aborted })
         pool.close()
         processMetrics.stop()
-        await admin.stop()
+        await admin?.stop()
       })()
       return stopping
     },
@@ -167,11 +184,11 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
 }
 
 /** The proxy listener: every request goes to the handler; Bun's timeouts per docs/proxy.md "Timeouts". */
-function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandler, logger: Logger): Bun.Server<undefined> {
+function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandler, logger: Logger, reusePort: boolean): Bun.Server<undefined> {
   return Bun.serve({
     port: config.port,
     hostname,
-    reusePort: false,
+    reusePort,
     fetch: (request, bunServer) =>
       handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
     error(error) {
@@ -256,11 +273,25 @@ function clientAddressOf(address: string | undefined): string | undefined {
   return address === undefined ? undefined : plainAddress(address)
 }
 
-/** main.ts's entry: load the configuration, start, and shut down gracefully on SIGTERM/SIGINT. */
-export async function startProxy(env: Environment, _argv: string[]): Promise<void> {
+/**
+ * main.ts's entry: load the configuration, start, and shut down gracefully
+ * on SIGTERM/SIGINT. With SVC_APP_WORKERS above 1 this process is the
+ * primary, and `--worker=<n>` (the primary's own command line) a worker.
+ */
+export async function startProxy(env: Environment, argv: string[]): Promise<void> {
   const config = loadProxyConfig(env)
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+  const worker = workerIndexOf(argv)
+  if (worker !== undefined) {
+    const workerLogger = logger.child({ worker })
+    return runWorker(worker, workerLogger, async (link) => {
+      const proxy = await createProxy(config, { logger: workerLogger, admin: false, reusePort: true })
+      link.provideSnapshot(() => proxy.registry.snapshot())
+      return proxy
+    })
+  }
   warnUnknownVariables(env, logger)
+  if (config.workers > 1) return startProxyPrimary(config, logger)
   let proxy: RunningProxy | undefined
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {

@@ -17,6 +17,9 @@ import { standaloneEnv, startTestProxy, type ProxyUnderTest } from '../proxy/pro
 
 const METRIC_TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped'])
 
+/** Exposed only by a primary over several workers, which these scrapes have not: test/integration/workers checks their rows. */
+const WORKERS_ONLY = new Set(['svc_worker_restarts_total'])
+
 interface Family {
   readonly type: string
   readonly labels: Set<string>
@@ -114,6 +117,6 @@ describe('docs/reference/metrics.md, against real scrapes', () => {
   })
 
   test('lists no metric that no component exposes', () => {
-    expect([...rows.keys()].filter((name) => !exposed.has(name))).toEqual([])
+    expect([...rows.keys()].filter((name) => !exposed.has(name) && !WORKERS_ONLY.has(name))).toEqual([])
   })
 })

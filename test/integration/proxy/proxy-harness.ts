@@ -58,7 +58,7 @@ export async function startTestProxy(env: Record<string, string>): Promise<Proxy
   const logs: string[] = []
   const logger = createLogger({ level: config.logLevel, format: 'json', write: (line) => void logs.push(line) })
   const proxy = await createProxy(config, { hostname: '127.0.0.1', logger, warningIntervalMs: 60_000 })
-  const adminUrl = proxy.admin.url
+  const adminUrl = proxy.admin!.url
   const records = () => logs.map((line) => JSON.parse(line) as LogRecord)
   const metricsText = async () => (await fetch(`${adminUrl}/metrics`)).text()
   const metric = async (name: string, labels: Record<string, string> = {}) => sumSamples(await metricsText(), name, labels)
