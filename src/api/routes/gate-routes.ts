@@ -5,7 +5,7 @@ import type { ApiContext } from '../api-context.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
 import { paginate } from '../pagination.ts'
-import { parseJsonBody } from '../json-body.ts'
+import { jsonBodyParse } from '../json-body.ts'
 import { plainQuery } from '../query-string.ts'
 
 /** SPEC.md "Endpoints → Gates". */
@@ -31,7 +31,7 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: await ctx.gates.create(body) }
       },
       {
-        parse: parseJsonBody,
+        parse: jsonBodyParse,
         body: createGateBody,
         response: { 201: gateEnvelope, ...problems(400, 401, 409, 429, 500) },
         detail: { operationId: 'createGate', summary: 'Create a gate (a live/shadow URL pair)', tags: ['Gates'] },
@@ -64,7 +64,7 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: updated }
       },
       {
-        parse: parseJsonBody,
+        parse: jsonBodyParse,
         params: gateIdParams,
         body: updateGateBody,
         response: { 200: gateEnvelope, ...problems(400, 401, 404, 409, 429, 500) },

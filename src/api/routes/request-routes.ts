@@ -13,7 +13,7 @@ import {
   requestListEnvelope,
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
-import { parseJsonBody } from '../json-body.ts'
+import { jsonBodyParse } from '../json-body.ts'
 import { plainQuery } from '../query-string.ts'
 
 /** SPEC.md "Endpoints → Requests". */
@@ -55,7 +55,7 @@ export function requestRoutes(ctx: ApiContext) {
         return { data: summary }
       },
       {
-        parse: parseJsonBody,
+        parse: jsonBodyParse,
         params: gateIdParams,
         body: createRequestBody,
         response: { 201: requestEnvelope, ...problems(400, 401, 404, 409, 413, 429, 500, 503) },
