@@ -15,6 +15,7 @@ const COMPONENTS = {
   demo: () => import('./demo/start-demo.ts').then((m) => m.startDemo),
   // Command-line tools for pipelines (docs/ci.md): they print their own errors and exit 2.
   verdict: () => import('./cli/run-verdict.ts').then((m) => m.runVerdict),
+  replay: () => import('./replay/run-replay.ts').then((m) => m.runReplay),
 } as const
 type Component = keyof typeof COMPONENTS
 

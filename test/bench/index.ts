@@ -6,11 +6,12 @@
  * The proxy benchmark is imported dynamically: when its module or its
  * runProxyBench export is missing, it is skipped with a note. Each bench's
  * own environment knobs apply (see the top of each file), and
- * BENCH_ONLY=diff,api,proxy (any of them, comma-separated) runs a subset.
+ * BENCH_ONLY=diff,api,proxy,replay (any of them, comma-separated) runs a subset.
  */
 import { machineLines } from './api-bench/machine.ts'
 import { runApiBench } from './api.bench.ts'
 import { runDiffBench } from './diff.bench.ts'
+import { runReplayBench } from './replay.bench.ts'
 
 type Bench = { key: string; name: string; run: () => Promise<unknown> }
 
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     { key: 'api', name: 'API (issue 3)', run: () => runApiBench({ printMachine: false }) },
   ]
   if (typeof proxy === 'function') benches.push({ key: 'proxy', name: 'proxy (issue 4)', run: proxy })
+  benches.push({ key: 'replay', name: 'replay (docs/ci.md)', run: () => runReplayBench({ printMachine: false }) })
   const selected = benches.filter((b) => ONLY.length === 0 || ONLY.includes(b.key))
   if (ONLY.length > 0) console.log(`BENCH_ONLY=${ONLY.join(',')}: ${selected.map((b) => b.key).join(', ') || 'nothing'}`)
 

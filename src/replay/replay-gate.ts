@@ -1,0 +1,65 @@
+import { ApiCallError } from '../cli/api-call-error.ts'
+import type { ApiClient } from '../cli/api-client.ts'
+
+/** A gate as the API returns it, in what a replay reads of it. */
+export interface GateResource {
+  readonly id: string
+  readonly name: string
+  readonly live_url: string
+  readonly shadow_url: string
+  readonly [setting: string]: unknown
+}
+
+/** The longest gate name the API takes. */
+const MAX_NAME = 200
+
+/**
+ * The settings a replay gate takes over from its source on every run, so
+ * that its diffs, redaction, endpoints and verdict thresholds are the
+ * source's own (each copied when the source gate has it).
+ */
+export const COPIED_SETTINGS = ['diff_config', 'redacted_fields', 'endpoints', 'verdict'] as const
+
+/**
+ * `replay: <source name> -> <target>`: the same for every run of the same
+ * source against the same candidate, so that the gate is reused. A long
+ * source name is shortened to fit the API's 200 characters.
+ */
+export function replayGateName(sourceName: string, target: string): string {
+  const suffix = ` -> ${target}`
+  const room = MAX_NAME - 'replay: '.length - suffix.length
+  const name = sourceName.length > room ? `${sourceName.slice(0, Math.max(0, room - 1))}…` : sourceName
+  return `replay: ${name}${suffix}`.slice(0, MAX_NAME)
+}
+
+/**
+ * The replay gate of `source` against `target` (docs/ci.md "Replay"):
+ * found by its name, or created with live_url = the source's live and
+ * shadow_url = the target; then given the source's COPIED_SETTINGS.
+ */
+export async function ensureReplayGate(client: ApiClient, source: GateResource, target: string): Promise<GateResource> {
+  const name = replayGateName(source.name, target)
+  let gate = await findByName(client, name)
+  if (gate === undefined) {
+    try {
+      gate = await client.json<GateResource>('POST', '/gates', { name, live_url: source.live_url, shadow_url: target })
+    } catch (error) {
+      // Another run made it in between: take that one. Otherwise the URL pair is another gate's.
+      if (!(error instanceof ApiCallError && error.status === 409)) throw error
+      gate = await findByName(client, name)
+      if (gate === undefined) {
+        throw new ApiCallError(
+          `cannot create the replay gate "${name}": another gate already pairs live ${source.live_url} with shadow ${target} (${error.message})`,
+          409,
+        )
+      }
+    }
+  }
+  const settings = Object.fromEntries(COPIED_SETTINGS.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]))
+  return Object.keys(settings).length > 0 ? client.json<GateResource>('PATCH', `/gates/${gate.id}`, settings) : gate
+}
+
+async function findByName(client: ApiClient, name: string): Promise<GateResource | undefined> {
+  const gates = await client.json<GateResource[]>('GET', `/gates?${new URLSearchParams({ name, limit: '100' })}`)
+  return gates.find((gate) => gate.name === name)
+}
