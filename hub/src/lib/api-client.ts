@@ -4,6 +4,7 @@ import type { EndpointSort, FieldSort, InsightQuery, SignatureSort } from './ins
 import { gateQueryToString, requestQueryToString } from './query-string.ts'
 import type { GateListQuery, RequestListQuery } from './query-string.ts'
 import type {
+  DiffPreview,
   EndpointStats,
   FieldStats,
   Gate,
@@ -12,10 +13,13 @@ import type {
   GlobalStats,
   Page,
   PaginationMeta,
+  PreviewRequest,
+  RediffJob,
   RequestDetail,
   RequestSummary,
   ServerConfig,
   SignatureStats,
+  Suggestion,
 } from './types.ts'
 
 export interface ApiClientOptions {
@@ -94,6 +98,31 @@ export class ApiClient {
     return this.#page(`/gates/${enc(gateId)}/fields`, insightQueryToString(query), signal)
   }
 
+  /** Proposed ignored_fields entries for the window (docs/insights.md "Suggestions"). */
+  listSuggestions(gateId: string, window: TimeWindow, signal?: AbortSignal): Promise<Page<Suggestion>> {
+    return this.#page(`/gates/${enc(gateId)}/suggestions`, windowQuery(window), signal)
+  }
+
+  /** What a candidate diff_config would silence and surface; nothing stored changes. 409 while another runs. */
+  previewDiffConfig(gateId: string, body: PreviewRequest, signal?: AbortSignal): Promise<DiffPreview> {
+    return this.#data('POST', `/gates/${enc(gateId)}/diff-config/preview`, signal, body)
+  }
+
+  /** Starts re-diffing the stored captures of the window under the gate's diff_config (202). 409 while a job runs. */
+  startRediff(gateId: string, window: Partial<TimeWindow>, signal?: AbortSignal): Promise<RediffJob> {
+    return this.#data('POST', `/gates/${enc(gateId)}/rediff`, signal, window)
+  }
+
+  getJob(gateId: string, jobId: string, signal?: AbortSignal): Promise<RediffJob> {
+    return this.#data('GET', `/gates/${enc(gateId)}/jobs/${enc(jobId)}`, signal)
+  }
+
+  /** Cancels a job; answers it as it stands afterwards, when the API sends it. */
+  async cancelJob(gateId: string, jobId: string, signal?: AbortSignal): Promise<RediffJob | undefined> {
+    const { json } = await this.#send('DELETE', `/gates/${enc(gateId)}/jobs/${enc(jobId)}`, signal)
+    return typeof json === 'object' && json !== null && 'data' in json ? (json as { data: RediffJob }).data : undefined
+  }
+
   async #data<T>(method: string, path: string, signal?: AbortSignal, body?: unknown): Promise<T> {
     const { json, url } = await this.#send(method, path, signal, body)
     if (typeof json !== 'object' || json === null || !('data' in json)) {
@@ -149,6 +178,18 @@ export class ApiClient {
     if (json === undefined) throw new ApiError({ kind: 'invalid-response', message: 'body is not JSON' }, url)
     return { json, url }
   }
+}
+
+/** A time window of the API's reads: RFC 3339 bounds, `to` defaulting to now. */
+export interface TimeWindow {
+  readonly from: string
+  readonly to?: string
+}
+
+function windowQuery(window: TimeWindow): string {
+  const out = new URLSearchParams({ from: window.from })
+  if (window.to !== undefined) out.set('to', window.to)
+  return out.toString()
 }
 
 function enc(segment: string): string {

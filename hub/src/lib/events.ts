@@ -47,6 +47,8 @@ export class GateSavedEvent extends Event {
   constructor(
     readonly gate: Gate,
     readonly created: boolean,
+    /** The update changed the diff_config: stored captures were compared otherwise. */
+    readonly diffConfigChanged = false,
   ) {
     super(GateSavedEvent.type, INIT)
   }
@@ -90,6 +92,14 @@ export class DiffSelectEvent extends Event {
   }
 }
 
+/** "Ignore" on a field or a suggestion: open the diff settings with these ignored_fields entries added. */
+export class IgnoreFieldsEvent extends Event {
+  static readonly type = 'ignore-fields'
+  constructor(readonly fields: readonly string[]) {
+    super(IgnoreFieldsEvent.type, INIT)
+  }
+}
+
 /** A key was typed into the key prompt. */
 export class KeySubmitEvent extends Event {
   static readonly type = 'key-submit'
@@ -124,6 +134,7 @@ declare global {
     'filters-change': FiltersChangeEvent
     'window-change': WindowChangeEvent
     'diff-select': DiffSelectEvent
+    'ignore-fields': IgnoreFieldsEvent
     'key-submit': KeySubmitEvent
     retry: RetryEvent
     'change-key': ChangeKeyEvent

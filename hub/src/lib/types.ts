@@ -135,7 +135,15 @@ export interface SignatureStats {
   readonly shadow_error?: string | null
 }
 
-/** GET /gates/{id}/fields: how often one generalised (op, path) differs on an endpoint. */
+/** What the noise checks say of a field (docs/insights.md "Noise"). */
+export const CLASSIFICATIONS = ['noise', 'real', 'unknown'] as const
+export type Classification = (typeof CLASSIFICATIONS)[number]
+
+/**
+ * GET /gates/{id}/fields: how often one generalised (op, path) differs on
+ * an endpoint, and how often it differs between live and its repeat. The
+ * noise fields are left out by an API without noise checks.
+ */
 export interface FieldStats {
   readonly method: string
   readonly template: string
@@ -143,6 +151,89 @@ export interface FieldStats {
   readonly path: string
   readonly count: number
   readonly rate: number
+  /** Captures of the endpoint in the window that had a repeat of live. */
+  readonly noise_checks?: number
+  /** Of those, how many had this field differ between live and its repeat. */
+  readonly noise_count?: number
+  /** noise_count / noise_checks; null without a noise check. */
+  readonly noise_rate?: number | null
+  readonly classification?: Classification
+}
+
+export const SUGGESTION_REASONS = ['noise', 'volatile'] as const
+export type SuggestionReason = (typeof SUGGESTION_REASONS)[number]
+
+/** GET /gates/{id}/suggestions: a proposed `ignored_fields` entry and why. */
+export interface Suggestion {
+  /** In the gate's field-path notation, ready to paste. */
+  readonly field: string
+  readonly reason: SuggestionReason
+  readonly evidence: SuggestionEvidence
+  /** The endpoints whose counts support it; once saved, the entry applies to every endpoint of the gate. */
+  readonly endpoints: readonly SuggestionEndpoint[]
+}
+
+/** The counts and rates that justify a suggestion, over its endpoints in the window. */
+export interface SuggestionEvidence {
+  readonly requests: number
+  /** Captures whose diff (live against the shadow) holds the field. */
+  readonly count: number
+  /** count / requests. */
+  readonly rate: number
+  readonly noise_checks: number
+  /** Noise checks whose noise patch (live against its repeat) holds the field. */
+  readonly noise_count: number
+  /** noise_count / noise_checks; null without a noise check. */
+  readonly noise_rate: number | null
+  /** `volatile`: the shape most sampled values had (timestamp, uuid, token); null for `noise`. */
+  readonly shape: string | null
+  /** `volatile`: how many values were sampled. */
+  readonly samples: number
+}
+
+export interface SuggestionEndpoint {
+  readonly method: string
+  readonly template: string
+}
+
+/** POST /gates/{id}/diff-config/preview: the candidate diff_config and where to try it. */
+export interface PreviewRequest {
+  readonly diff_config: DiffConfig
+  readonly from?: string
+  readonly to?: string
+  readonly limit?: number
+}
+
+/** What a candidate diff_config would change among the most recent stored captures. */
+export interface DiffPreview {
+  /** Captures re-compared. */
+  readonly examined: number
+  readonly diffs_before: number
+  readonly diffs_after: number
+  /** Captures with a diff now and none with the candidate. */
+  readonly silenced: number
+  /** Captures without a diff now and one with the candidate. */
+  readonly surfaced: number
+  readonly signatures: readonly { readonly id: string; readonly count_before: number; readonly count_after: number }[]
+  readonly examples: { readonly silenced: readonly string[]; readonly surfaced: readonly string[] }
+}
+
+export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const
+export type JobState = (typeof JOB_STATES)[number]
+/** The states a job never leaves. */
+export const FINAL_JOB_STATES: readonly JobState[] = ['done', 'failed', 'cancelled']
+
+/** GET /gates/{id}/jobs/{job_id}: a re-diff of stored captures. */
+export interface RediffJob {
+  readonly id: string
+  readonly kind: 'rediff'
+  readonly state: JobState
+  /** Captures re-diffed so far, of `total`. */
+  readonly done: number
+  readonly total: number
+  readonly started_at: string | null
+  readonly finished_at: string | null
+  readonly error: string | null
 }
 
 export interface ServerConfig {
