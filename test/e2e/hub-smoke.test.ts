@@ -284,10 +284,7 @@ describe('hub smoke (Chromium, fake API)', () => {
     await form.locator('#ignored_fields').fill('body.**.updated_at\nbody.items.*.stock')
     await form.locator('#sort_arrays').check()
     await form.locator('button[type=submit]').click()
-    await page.waitForFunction(() => {
-      const f = document.querySelector('svc-app')?.shadowRoot?.querySelector('gate-page')?.shadowRoot?.querySelector('diff-config-form')
-      return f?.shadowRoot?.querySelector('.saved')?.textContent === 'Settings saved.'
-    })
+    await form.locator('.saved', { hasText: 'Settings saved.' }).waitFor()
     expect(gate().retention).toBe('1440h')
     expect(gate().diff_config).toEqual({
       ignored_fields: ['body.**.updated_at', 'body.items.*.stock'],

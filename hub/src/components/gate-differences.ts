@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from 'lit'
 import type { TemplateResult } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
+import { IgnoreFieldsEvent } from '../lib/events.ts'
 import type { PageChangeEvent, SortChangeEvent } from '../lib/events.ts'
 import { formatCount, formatRelative, formatTime } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
@@ -18,7 +19,7 @@ import { LoadController } from '../lib/load-controller.ts'
 import { DEFAULT_REQUEST_QUERY, requestQueryToString } from '../lib/query-string.ts'
 import { gateRequestsPath } from '../lib/router.ts'
 import { SIGNATURE_KINDS } from '../lib/types.ts'
-import type { Page, SignatureKind } from '../lib/types.ts'
+import type { Page, SignatureKind, Suggestion } from '../lib/types.ts'
 import { chipStyles, sharedStyles } from '../styles/shared.ts'
 import './empty-state.ts'
 import './endpoint-table.ts'
@@ -27,6 +28,7 @@ import './field-table.ts'
 import './loading-state.ts'
 import './page-nav.ts'
 import './signature-table.ts'
+import './suggestion-list.ts'
 import './window-select.ts'
 
 type KindChoice = 'any' | SignatureKind
@@ -41,8 +43,8 @@ const FIRST_FIELDS: TableState<FieldSort> = { sort: 'count', order: 'desc', offs
 
 /**
  * What differs on a gate, where and how often, in a time window
- * (docs/insights.md): its endpoints, its kinds of difference (signatures)
- * and the fields that differ. The window comes from the URL; each table
+ * (docs/insights.md): the ignore rules the API suggests, its endpoints,
+ * its kinds of difference (signatures) and the fields that differ. The window comes from the URL; each table
  * keeps its own sort and page. All three read from one `from`, fixed when
  * the window is chosen or refreshed, which the links to requests carry.
  */
@@ -77,6 +79,12 @@ export class GateDifferences extends LitElement {
         display: flex;
         align-items: center;
         gap: 8px;
+      }
+      .suggestions .card-body {
+        padding: 12px 16px;
+      }
+      .suggestions p {
+        margin: 0;
       }
       .kinds legend {
         float: left;
@@ -118,6 +126,12 @@ export class GateDifferences extends LitElement {
     () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._fields] as const) : undefined),
   )
 
+  private _suggestionPage = new LoadController(
+    this,
+    ([hub, id, from], signal) => hub.api.listSuggestions(id, { from }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from] as const) : undefined),
+  )
+
   override willUpdate(changed: Map<PropertyKey, unknown>) {
     if (changed.has('window') || changed.has('gateId') || this._from === '') {
       this._from = windowStart(this.window)
@@ -133,7 +147,7 @@ export class GateDifferences extends LitElement {
   }
 
   override render() {
-    const busy = this._endpointPage.pending || this._signaturePage.pending || this._fieldPage.pending
+    const busy = this._endpointPage.pending || this._signaturePage.pending || this._fieldPage.pending || this._suggestionPage.pending
     const toolbar = html`<div class="toolbar">
       <window-select .value=${this.window}></window-select>
       <span class="since">since <time datetime=${this._from}>${formatTime(this._from)}</time></span>
@@ -154,7 +168,7 @@ export class GateDifferences extends LitElement {
               </empty-state>`}
         </section>`
     }
-    return html`${toolbar}
+    return html`${toolbar} ${this._suggestions()}
       <section class="card" aria-labelledby="endpoints-title">
         <div class="card-header">
           <h2 id="endpoints-title">Endpoints ${this._count(endpoints)}</h2>
@@ -202,6 +216,44 @@ export class GateDifferences extends LitElement {
           ></field-table>`,
         )}
       </section>`
+  }
+
+  /**
+   * The API's suggested ignored_fields entries, first: what a newcomer fixes
+   * before reading the rest. Each "Ignore", and "Ignore all", opens the
+   * settings with the entries added and previewed (gate-page).
+   */
+  private _suggestions() {
+    const c = this._suggestionPage
+    const page = c.value
+    const items: readonly Suggestion[] = page?.items ?? []
+    let body
+    if (c.error) {
+      body = html`<error-state .error=${c.error} .config=${this.hub.config} thing="Gate" @retry=${() => c.reload()}></error-state>`
+    } else if (!page) {
+      body = html`<loading-state label="Loading suggestions…"></loading-state>`
+    } else if (items.length === 0) {
+      body = html`<div class="card-body">
+        <p class="muted empty">
+          No field looks like noise in this window. Noise checks (the proxy's <code>SVC_APP_NOISE_SAMPLE_RATE</code>) tell a field
+          that differs between two answers of live from a real difference; without them, only fields that look like timestamps, ids or
+          tokens and differ almost every time are suggested.
+        </p>
+      </div>`
+    } else {
+      body = html`<suggestion-list .suggestions=${items}></suggestion-list>`
+    }
+    return html`<section class="card suggestions" aria-labelledby="suggestions-title" aria-busy=${c.pending ? 'true' : 'false'}>
+      <div class="card-header">
+        <h2 id="suggestions-title">Suggested ignore rules ${this._count(page)}</h2>
+        ${items.length > 1
+          ? html`<button class="small ignore-all" @click=${() => this.dispatchEvent(new IgnoreFieldsEvent(items.map((s) => s.field)))}>
+              Ignore all ${items.length}
+            </button>`
+          : nothing}
+      </div>
+      ${body}
+    </section>`
   }
 
   private _count(page: Page<unknown> | undefined) {

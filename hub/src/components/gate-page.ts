@@ -1,6 +1,6 @@
 import { LitElement, css, html } from 'lit'
 import { customElement, property } from 'lit/decorators.js'
-import type { GateSavedEvent, WindowChangeEvent } from '../lib/events.ts'
+import type { GateSavedEvent, IgnoreFieldsEvent, WindowChangeEvent } from '../lib/events.ts'
 import { formatCount, formatRate, formatRelative, formatTime, rateBand } from '../lib/format.ts'
 import type { HubContext } from '../lib/hub-context.ts'
 import { HeadingFocus } from '../lib/heading-focus.ts'
@@ -8,13 +8,14 @@ import { parseWindow, windowToString } from '../lib/insights-query.ts'
 import { LoadController } from '../lib/load-controller.ts'
 import { GATE_VIEWS, gatePath, gateViewPath, navigate } from '../lib/router.ts'
 import type { GateView } from '../lib/router.ts'
+import { ignoreSettingsPath } from '../lib/settings-query.ts'
 import type { Gate } from '../lib/types.ts'
 import { pageStyles, sharedStyles } from '../styles/shared.ts'
 import './copy-button.ts'
-import './diff-config-form.ts'
 import './error-state.ts'
 import './gate-differences.ts'
 import './gate-requests.ts'
+import './gate-settings.ts'
 import './loading-state.ts'
 import './stats-cards.ts'
 import type { StatItem } from './stats-cards.ts'
@@ -89,9 +90,6 @@ export class GatePage extends LitElement {
         background: var(--surface);
         border-color: var(--border-strong);
         border-bottom-color: var(--surface);
-      }
-      .settings .card-body {
-        padding-top: 12px;
       }
     `,
   ]
@@ -171,26 +169,28 @@ export class GatePage extends LitElement {
           window=${parseWindow(this.search)}
           .lastActive=${gate.stats.last_active}
           @window-change=${this._onWindow}
+          @ignore-fields=${this._onIgnore}
         ></gate-differences>`
       case 'requests':
         return html`<gate-requests .hub=${this.hub} gateId=${this.gateId} search=${this.search}></gate-requests>`
       case 'settings':
-        return html`<section class="card settings" aria-labelledby="settings-title">
-          <div class="card-header"><h2 id="settings-title">Diff settings</h2></div>
-          <div class="card-body">
-            <diff-config-form
-              .api=${this.hub.api}
-              .gate=${gate}
-              .floor=${this._config.value?.retention}
-              @gate-saved=${this._onSaved}
-            ></diff-config-form>
-          </div>
-        </section>`
+        return html`<gate-settings
+          .hub=${this.hub}
+          .gate=${gate}
+          .floor=${this._config.value?.retention}
+          search=${this.search}
+          @gate-saved=${this._onSaved}
+        ></gate-settings>`
     }
   }
 
   private _onWindow(event: WindowChangeEvent) {
     navigate(gatePath(this.gateId, windowToString(event.window)))
+  }
+
+  /** "Ignore" on a field or a suggestion: the settings, with the entries added and previewed. */
+  private _onIgnore(event: IgnoreFieldsEvent) {
+    navigate(ignoreSettingsPath(this.gateId, event.fields))
   }
 
   private _onSaved(event: GateSavedEvent) {

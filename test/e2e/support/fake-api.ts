@@ -1,12 +1,15 @@
 import type { FakeData, FakeGate, FakeRequest } from './fake-data.ts'
 import { fakeData } from './fake-data.ts'
 import { endpointRows, fieldRows, insightOf, signatureRows } from './fake-insights.ts'
+import { advanceJob, fakeControls, previewOf, suggestionRows, withNoise } from './fake-noise.ts'
+import type { FakeControls, FakeJob } from './fake-noise.ts'
 
 /**
  * A minimal stand-in for the management API, shaped by SPEC.md: bearer
  * auth, `{data}` wrapping, `pagination`, RFC 7807 problems, CORS for the
  * hub's origin, the listGates / listRequests filters, and the endpoints,
- * signatures and fields reads (fake-insights.ts). Only for the
+ * signatures and fields reads (fake-insights.ts), and the noise
+ * classification, suggestions, preview and re-diff jobs (fake-noise.ts). Only for the
  * hub's smoke test and screenshots; the real-API e2e replaces it.
  */
 export interface FakeApi {
@@ -15,6 +18,10 @@ export interface FakeApi {
   readonly data: FakeData
   /** Every request seen, e.g. to assert what the hub sent. */
   readonly seen: { method: string; path: string; auth: string | null }[]
+  /** How the next previews and jobs behave (fake-noise.ts). */
+  readonly controls: FakeControls
+  /** Re-diff jobs by id. */
+  readonly jobs: Map<string, FakeJob & { gateId: string; queue: string[] }>
   stop(): Promise<void>
 }
 
@@ -30,6 +37,8 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
   const key = options.key ?? 'fake-api-key-0123456789'
   const data = fakeData()
   const seen: FakeApi['seen'] = []
+  const controls = fakeControls()
+  const jobs: FakeApi['jobs'] = new Map()
   const cors = (origin: string | null): Record<string, string> => {
     const allowed = options.allowOrigin ?? origin
     return allowed && origin === allowed
@@ -128,7 +137,55 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
         return problem(405, 'Method Not Allowed')
       }
       const all = data.requests.get(g.id) ?? []
-      const insights = { endpoints: endpointRows, signatures: signatureRows, fields: fieldRows } as const
+      const insights = { endpoints: endpointRows, signatures: signatureRows, fields: (list: typeof all, q: URLSearchParams) => fieldRows(list, q).map(withNoise) } as const
+      if (parts.length === 3 && req.method === 'GET' && parts[2] === 'suggestions') {
+        return json(paged(suggestionRows(fieldRows(all, q), g), q))
+      }
+      if (parts.length === 4 && req.method === 'POST' && parts[2] === 'diff-config' && parts[3] === 'preview') {
+        const body = (await req.json().catch(() => ({}))) as { diff_config?: FakeGate['diff_config']; from?: string; limit?: number }
+        const d = body.diff_config
+        if (!d || !Array.isArray(d.ignored_fields) || !Array.isArray(d.included_fields) || typeof d.float_tolerance !== 'number' || typeof d.sort_arrays !== 'boolean') {
+          return problem(400, 'Invalid Request Body', 'diff_config: all four fields are required')
+        }
+        if (controls.previewDelayMs > 0) await Bun.sleep(controls.previewDelayMs)
+        if (controls.previewConflicts > 0) {
+          controls.previewConflicts--
+          return problem(409, 'Conflict', 'a preview of this gate is already running; try again shortly')
+        }
+        if (controls.previewFails) return problem(503, 'Service Unavailable', 'the database is not reachable')
+        const from = body.from ? Date.parse(body.from) : Date.now() - 86_400_000
+        try {
+          return json({ data: previewOf(all, g, d, from, body.limit ?? 1000) })
+        } catch (error) {
+          return problem(400, 'Invalid Request Body', `diff_config: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      }
+      if (parts.length === 3 && req.method === 'POST' && parts[2] === 'rediff') {
+        const active = [...jobs.values()].find((j) => j.gateId === g.id && (j.state === 'queued' || j.state === 'running'))
+        if (active) return problem(409, 'Conflict', `a job of this gate is already running: ${active.id}`)
+        const body = (await req.json().catch(() => ({}))) as { from?: string }
+        const from = body.from ? Date.parse(body.from) : Date.now() - 86_400_000
+        const queue = all.filter((r) => Date.parse(r.created_at) >= from).map((r) => r.id)
+        const job = { id: crypto.randomUUID(), gateId: g.id, queue, kind: 'rediff' as const, state: 'queued' as const, done: 0, total: queue.length, started_at: null, finished_at: null, error: null }
+        jobs.set(job.id, job)
+        return json({ data: publicJob(job) }, 202)
+      }
+      if (parts.length === 4 && parts[2] === 'jobs') {
+        const job = jobs.get(parts[3]!)
+        if (!job || job.gateId !== g.id) return problem(404, 'Not Found', `no job with id ${parts[3]}`)
+        if (req.method === 'GET') {
+          advanceJob(job, data, g, job.queue, controls.jobStep)
+          return json({ data: publicJob(job) })
+        }
+        if (req.method === 'DELETE') {
+          if (job.state === 'queued' || job.state === 'running') {
+            job.state = 'cancelled'
+            job.finished_at = new Date().toISOString()
+          }
+          return json({ data: publicJob(job) })
+        }
+        return problem(405, 'Method Not Allowed')
+      }
       if (parts.length === 3 && req.method === 'GET' && parts[2]! in insights) {
         const rows = insights[parts[2] as keyof typeof insights](all, q)
         const sort = q.get('sort') ?? { endpoints: 'diff_rate', signatures: 'count', fields: 'count' }[parts[2] as keyof typeof insights]
@@ -174,10 +231,16 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
     key,
     data,
     seen,
+    controls,
+    jobs,
     async stop() {
       await server.stop(true)
     },
   }
+}
+
+function publicJob({ gateId: _gate, queue: _queue, ...job }: FakeJob & { gateId: string; queue: string[] }): FakeJob {
+  return job
 }
 
 function summary(r: FakeRequest) {
