@@ -126,7 +126,13 @@ export class DiffConfigForm extends LitElement {
   override updated(changed: Map<PropertyKey, unknown>) {
     // The form now shows the gate (and the prefill): preview what differs from the saved settings.
     if (changed.has('gate') || changed.has('prefill') || changed.has('_usePrefill')) {
-      if (this.gate && this._extraIgnored().length > 0) this._dirty = true
+      if (this.gate && this._extraIgnored().length > 0) {
+        this._dirty = true
+        // An "Ignore" just led here: bring its preview into view (focus stays on the page's heading).
+        if (changed.has('prefill') || changed.get('gate') === undefined) {
+          this.renderRoot.querySelector('diff-preview')?.scrollIntoView({ block: 'center' })
+        }
+      }
       this._updatePreview()
     }
   }

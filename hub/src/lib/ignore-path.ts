@@ -17,7 +17,8 @@ const SYNTAX = /[\\.*?#]/g
  *   becomes `*`: each names any one key or index, so the path covers every
  *   capture the row counted;
  * - `/status`, `/headers/<Name>` and `/body/...` become `status`,
- *   `headers.<Name>` and `body....`; header names match case-insensitively.
+ *   `headers.<Name>` and `body....`; header names match case-insensitively,
+ *   and a pointer to one of a header's values names the header.
  *
  * Undefined when no entry fits: the whole document (`''`), a pointer that
  * is not one, a root the notation does not know, an empty key (the
@@ -35,8 +36,9 @@ export function ignorePathOf(pointer: string): string | undefined {
   if (root === 'status') return rest.length === 0 ? 'status' : undefined
   if (root === 'headers') {
     if (rest.length === 0) return 'headers'
+    // Below a header are its values (`/headers/Set-Cookie/1`): the entry names the header.
     const name = rest[0]!
-    if (rest.length > 1 || name === '' || name === INDEX_PLACEHOLDER || name === KEY_PLACEHOLDER) return undefined
+    if (name === '' || name === INDEX_PLACEHOLDER || name === KEY_PLACEHOLDER) return undefined
     return `headers.${escapeKey(name)}`
   }
   if (root !== 'body') return undefined
