@@ -1,12 +1,13 @@
 import type { ApiConfig } from '../config/api-config.ts'
 import type { Logger } from '../log/index.ts'
-import type { ComparisonMetrics, Registry } from '../metrics/index.ts'
+import type { ComparisonMetrics, NoiseCheckMetrics, Registry } from '../metrics/index.ts'
 import type { Database } from '../store/database.ts'
 import type { GateStore } from '../store/gate-store.ts'
 import type { InsightsStore } from '../store/insights-store.ts'
 import type { RequestExporter } from '../store/request-export.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
+import type { SuggestionsStore } from '../store/suggestions-store.ts'
 import type { WorkerLink } from '../workers/worker-link.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
 import type { IngestBacklog } from './ingest-backlog.ts'
@@ -23,6 +24,8 @@ export interface ApiContext {
   readonly exports: RequestExporter
   /** The insight reads: endpoints, signatures, fields. */
   readonly insights: InsightsStore
+  /** listSuggestions: proposed ignored_fields entries. */
+  readonly suggestions: SuggestionsStore
   readonly stats: StatsStore
   /** Gate settings for ingest, reused for a second. */
   readonly gateSettings: GateSettingsCache
@@ -30,6 +33,8 @@ export interface ApiContext {
   readonly ingestBacklog: IngestBacklog
   readonly registry: Registry
   readonly comparisons: ComparisonMetrics
+  /** svc_noise_checks_total: the noise checks of createRequest's live_repeat_response. */
+  readonly noiseChecks: NoiseCheckMetrics
   /** Whether the database is migrated, for readiness. */
   readonly schema: SchemaReadiness
   /** Turns false when shutdown begins, so readiness answers 503 at once. */

@@ -7,6 +7,7 @@ import { isRowRefusal } from '../store/sql-errors.ts'
 import type { ApiContext } from './api-context.ts'
 import { checkCaptureLimits } from './capture-limits.ts'
 import { CaptureRejectedError } from './capture-rejected.ts'
+import { noiseCheckOf, type NoiseCheck } from './noise-check.ts'
 import type { createRequestBody } from './schemas/request-schemas.ts'
 
 type CreateRequestBody = typeof createRequestBody.infer
@@ -19,7 +20,9 @@ type CreateRequestBody = typeof createRequestBody.infer
  * submitted diff is redacted too: its operations on redacted fields are
  * dropped and secrets inside its values replaced, as any client may send
  * one. The id is the body's, else the X-Request-ID (already validated),
- * else generated.
+ * else generated. A `live_repeat_response` is a noise check: compared with
+ * live under the same settings, redacted, stored with its noise patch and
+ * counted in svc_noise_checks_total (noise-check.ts).
  *
  * An unexpected failure caused by this capture (an exception while
  * redacting or diffing it, the database refusing its row) is a
@@ -33,11 +36,15 @@ export async function ingestCapture(ctx: ApiContext, gateId: string, body: Creat
   const options = ensureCompiled({ diff: settings.diff_config, redactedFields: settings.redacted_fields })
   let processed: ReturnType<typeof processCapture>
   let comparison: Comparison
+  let noise: NoiseCheck | undefined
   try {
+    const live = { status: body.live_response.status_code, headers: body.live_response.headers, body: decode(body.live_response.body) }
+    const repeat = body.live_repeat_response
+    noise = repeat && noiseCheckOf(live, { status: repeat.status_code, headers: repeat.headers, body: decode(repeat.body) }, options)
     processed = processCapture(
       {
         request: { headers: body.headers, body: decode(body.body) },
-        live: { status: body.live_response.status_code, headers: body.live_response.headers, body: decode(body.live_response.body) },
+        live,
         shadow: { status: body.shadow_response.status_code, headers: body.shadow_response.headers, body: decode(body.shadow_response.body) },
       },
       options,
@@ -68,11 +75,17 @@ export async function ingestCapture(ctx: ApiContext, gateId: string, body: Creat
       has_diff: comparison.kind !== 'match',
       diff: ops,
       template: templatesOf(settings).templateOf(body.path),
+      ...(noise === undefined || body.live_repeat_response === undefined
+        ? {}
+        : { noise_check: { repeat: responseRow(body.live_repeat_response, noise.repeat), result: noise.result, ops: noise.ops } }),
     })
   } catch (error) {
     throw isRowRefusal(error) ? new CaptureRejectedError(error) : error
   }
-  if (stored.created) ctx.comparisons.forGate(gateId).record(comparison.kind, ops.length)
+  if (stored.created) {
+    ctx.comparisons.forGate(gateId).record(comparison.kind, ops.length)
+    if (noise !== undefined) ctx.noiseChecks.forGate(gateId).record(noise.result)
+  }
   return stored.summary
 }
 

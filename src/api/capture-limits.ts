@@ -5,9 +5,9 @@ import type { createRequestBody } from './schemas/request-schemas.ts'
 type CreateRequestBody = typeof createRequestBody.infer
 
 /**
- * What createRequest's raw body may hold besides its three base64 bodies:
- * three header maps, the metadata and a submitted diff (README "Body
- * limits"). 1 MiB.
+ * What createRequest's raw body may hold besides its base64 bodies: the
+ * header maps, the metadata and a submitted diff (README "Body limits").
+ * 1 MiB.
  */
 export const CAPTURE_METADATA_ALLOWANCE = 1024 * 1024
 
@@ -18,14 +18,18 @@ function base64Length(bytes: number): number {
 
 /**
  * createRequest's limit on its raw request body, derived from
- * SVC_APP_MAX_BODY_SIZE, which applies to each decoded body: three bodies
- * at the limit as base64 plus CAPTURE_METADATA_ALLOWANCE. So a capture the
- * proxy kept under the same SVC_APP_MAX_BODY_SIZE is never refused whole
- * for the sum of its bodies.
+ * SVC_APP_MAX_BODY_SIZE, which applies to each decoded body: four bodies
+ * at the limit as base64 (the request's, live's, the shadow's and live's
+ * second answer of a noise check) plus CAPTURE_METADATA_ALLOWANCE. So a
+ * capture the proxy kept under the same SVC_APP_MAX_BODY_SIZE is never
+ * refused whole for the sum of its bodies.
  */
 export function captureRequestLimit(maxBodyBytes: number): number {
-  return 3 * base64Length(maxBodyBytes) + CAPTURE_METADATA_ALLOWANCE
+  return CAPTURE_BODIES * base64Length(maxBodyBytes) + CAPTURE_METADATA_ALLOWANCE
 }
+
+/** The bodies a capture may carry, each within SVC_APP_MAX_BODY_SIZE. */
+const CAPTURE_BODIES = 4
 
 /** The number of bytes a (validated) base64 text decodes to, without decoding it. */
 export function decodedLength(base64: string): number {
@@ -54,6 +58,7 @@ export function checkCaptureLimits(body: CreateRequestBody, limits: CaptureLimit
     ['body', body.body],
     ['live_response.body', body.live_response.body],
     ['shadow_response.body', body.shadow_response.body],
+    ...(body.live_repeat_response === undefined ? [] : [['live_repeat_response.body', body.live_repeat_response.body] as [string, string]]),
   ]
   for (const [field, base64] of bodies) {
     if (decodedLength(base64) > limits.maxBodyBytes) throw new PayloadTooLargeError(limits.maxBodyBytes, field)
@@ -63,6 +68,9 @@ export function checkCaptureLimits(body: CreateRequestBody, limits: CaptureLimit
     ['created_at', body.created_at],
     ['live_response.created_at', body.live_response.created_at],
     ['shadow_response.created_at', body.shadow_response.created_at],
+    ...(body.live_repeat_response === undefined
+      ? []
+      : [['live_repeat_response.created_at', body.live_repeat_response.created_at] as [string, string]]),
   ]
   for (const [field, text] of times) {
     const time = parseDateTime(text)?.getTime()

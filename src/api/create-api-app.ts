@@ -15,6 +15,7 @@ import { healthRoutes } from './routes/health-routes.ts'
 import { insightRoutes } from './routes/insight-routes.ts'
 import { exportRoutes } from './routes/export-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
+import { suggestionRoutes } from './routes/suggestion-routes.ts'
 import { verdictRoutes } from './routes/verdict-routes.ts'
 
 /**
@@ -59,6 +60,7 @@ export function createApiApp(ctx: ApiContext) {
     .use(verdictRoutes(ctx))
     .use(requestRoutes(ctx))
     .use(insightRoutes(ctx))
+    .use(suggestionRoutes(ctx))
   for (const route of built.routes) {
     // The CORS plugin answers OPTIONS on `/` and `/*`: a catch-all, not a
     // route. In the table it would make every unknown path a 405, not a 404.

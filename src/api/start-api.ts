@@ -1,10 +1,11 @@
 import { loadApiConfig, type ApiConfig } from '../config/api-config.ts'
 import type { Environment } from '../config/environment.ts'
 import { createLogger, type Logger } from '../log/index.ts'
-import { createComparisonMetrics, createHttpServerMetrics, registerProcessMetrics, Registry } from '../metrics/index.ts'
+import { createComparisonMetrics, createHttpServerMetrics, createNoiseCheckMetrics, registerProcessMetrics, Registry } from '../metrics/index.ts'
 import { openDatabase, type Database } from '../store/database.ts'
 import { createGateStore } from '../store/gate-store.ts'
 import { createInsightsStore } from '../store/insights-store.ts'
+import { createSuggestionsStore } from '../store/suggestions-store.ts'
 import { createRequestExporter } from '../store/request-export.ts'
 import { createRequestStore } from '../store/request-store.ts'
 import { createStatsStore } from '../store/stats-store.ts'
@@ -84,10 +85,12 @@ export async function createApi(
       },
     }),
     insights: createInsightsStore(db.sql),
+    suggestions: createSuggestionsStore(db.sql),
     exports: createRequestExporter(db.sql),
     stats: createStatsStore(db.sql),
     registry,
     comparisons,
+    noiseChecks: createNoiseCheckMetrics(registry),
     schema: new SchemaReadiness(db.sql),
     lifecycle: { accepting: true },
     workers: options.workers,

@@ -49,3 +49,28 @@ export {
 } from './signature-of.ts'
 export { MAX_SIGNATURES_PER_GATE, overflowSignature, signatureWithinCap } from './signature-cap.ts'
 export { SUMMARY_PATHS, signatureSummary, type SummarySubject } from './signature-summary.ts'
+
+export { wilsonInterval, type Interval } from './wilson-interval.ts'
+export {
+  classifyField,
+  FIELD_CLASSIFICATIONS,
+  NOISE_RULE,
+  type FieldClassification,
+  type FieldEvidence,
+  type NoiseRule,
+} from './noise-classification.ts'
+export { VALUE_SHAPES, valueShape, type ValueShape, type VolatileShape } from './value-shape.ts'
+export { fieldPathOf } from './field-path-of.ts'
+export {
+  fieldSuggestions,
+  mayBeVolatile,
+  SUGGESTION_REASONS,
+  VOLATILE_RULE,
+  type FieldRow,
+  type Suggestion,
+  type SuggestionEvidence,
+  type SuggestionInput,
+  type SuggestionReason,
+  type VolatileRule,
+} from './field-suggestions.ts'
+export { ignoredBy } from './ignored-by.ts'

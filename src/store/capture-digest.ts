@@ -9,14 +9,16 @@ import { storableJson } from './rows.ts'
  * keeps them):
  *
  * - method, path, raw_query, request headers and body, created_at;
- * - for live and shadow: status_code, headers, body, latency_ms, created_at.
+ * - for live and shadow: status_code, headers, body, latency_ms, created_at;
+ * - live's second answer of a noise check, when there is one, likewise
+ *   (after a marker, so a capture without one hashes as it always did).
  *
  * Left out: the ids (a retry may omit a response id, which the API then
- * generates) and the diff (derived from the rest, and recomputed when the
- * gate's diff_config changes between two tries). Timestamps count as
- * instants to the microsecond, the database's precision, so `…Z` and
- * `…+00:00` are the same. Header maps count with their names in order of
- * appearance, as the database keeps them.
+ * generates) and the diff and noise patch (derived from the rest, and
+ * recomputed when the gate's diff_config changes between two tries).
+ * Timestamps count as instants to the microsecond, the database's
+ * precision, so `…Z` and `…+00:00` are the same. Header maps count with
+ * their names in order of appearance, as the database keeps them.
  *
  * Hashing the redacted capture means no secret goes into the hash; two
  * submissions that differ only in a redacted value store the same row and
@@ -32,6 +34,10 @@ export function captureDigest(capture: CaptureInput): Uint8Array {
   field(hasher, capture.body)
   text(instant(capture.created_at))
   for (const response of [capture.live_response, capture.shadow_response]) responseFields(response, text, hasher)
+  if (capture.noise_check !== undefined) {
+    text('live_repeat_response')
+    responseFields(capture.noise_check.repeat, text, hasher)
+  }
   return hasher.digest() as Uint8Array
 }
 

@@ -204,7 +204,8 @@ async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: D
       del AS (
         DELETE FROM requests r USING victims v WHERE r.id = v.id
         RETURNING r.created_at, r.method, r.path, r.has_diff,
-          r.gate_id, r.id, r.template, r.signature_id, r.live_latency_ms, r.shadow_latency_ms
+          r.gate_id, r.id, r.template, r.signature_id, r.live_latency_ms, r.shadow_latency_ms,
+          r.noise_result, r.noise_signature_id
       ),
       rollup AS (
         INSERT INTO request_rollups AS r (gate_id, bucket, method, shard, request_count, diff_count)

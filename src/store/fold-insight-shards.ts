@@ -1,16 +1,17 @@
 import type postgres from 'postgres'
-import { latestExample, LIVE_HISTOGRAM, SHADOW_HISTOGRAM } from './insight-rollups.ts'
+import { ENDPOINT_COUNT_COLUMNS, latestExample } from './insight-rollups.ts'
 import { inTransaction } from './reserved-transaction.ts'
 import { toNumber } from './rows.ts'
 
-const COUNTS = ['request_count', 'has_diff_count', 'diff_count', 'error_count', ...LIVE_HISTOGRAM, ...SHADOW_HISTOGRAM]
+const COUNTS = ENDPOINT_COUNT_COLUMNS
 const COLUMNS = COUNTS.join(', ')
 const SUMS = COUNTS.map((column) => `sum(${column})`).join(', ')
 const ADD = COUNTS.map((column) => `${column} = r.${column} + excluded.${column}`).join(', ')
 
 /**
- * Folds the ingest shards of the insight rollups into shard 0, as
- * foldShards does for request_rollups (compact-rollups.ts): the minute rows
+ * Folds the ingest shards of the insight rollups (noise_rollups included)
+ * into shard 0, as foldShards does for request_rollups
+ * (compact-rollups.ts): the minute rows
  * older than `before`, and the hour rows whose last minute is. One
  * transaction per gate, rows locked in key order first (as ingest locks
  * them, since a late capture may still be writing one); sums never change.
@@ -19,7 +20,8 @@ const ADD = COUNTS.map((column) => `${column} = r.${column} + excluded.${column}
 export async function foldInsightShards(conn: postgres.ReservedSql, before: Date): Promise<number> {
   const gates = await conn<{ gate_id: string }[]>`
     SELECT gate_id FROM endpoint_rollups WHERE shard <> 0 AND bucket < ${before}
-    UNION SELECT gate_id FROM signature_rollups WHERE shard <> 0 AND bucket < ${before}`
+    UNION SELECT gate_id FROM signature_rollups WHERE shard <> 0 AND bucket < ${before}
+    UNION SELECT gate_id FROM noise_rollups WHERE shard <> 0 AND bucket < ${before}`
   let folded = 0
   for (const { gate_id: gateId } of gates) {
     folded += await inTransaction(conn, async () => {
@@ -64,7 +66,23 @@ export async function foldInsightShards(conn: postgres.ReservedSql, before: Date
             example_id = ${latestExample(conn)}
         )
         SELECT count(*) AS folded FROM moved`
-      return toNumber(endpoints?.folded) + toNumber(signatures?.folded)
+      await conn`
+        SELECT 1 FROM noise_rollups WHERE ${due}
+        ORDER BY grain, bucket, signature_id, shard FOR UPDATE`
+      const [noise] = await conn<{ folded: string }[]>`
+        WITH moved AS (
+          DELETE FROM noise_rollups WHERE ${due}
+          RETURNING grain, bucket, signature_id, capture_count
+        ),
+        added AS (
+          INSERT INTO noise_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count)
+          SELECT ${gateId}::uuid, grain, bucket, signature_id, 0, sum(capture_count)
+          FROM moved GROUP BY grain, bucket, signature_id
+          ORDER BY grain, bucket, signature_id
+          ON CONFLICT (gate_id, grain, bucket, signature_id, shard) DO UPDATE SET capture_count = s.capture_count + excluded.capture_count
+        )
+        SELECT count(*) AS folded FROM moved`
+      return toNumber(endpoints?.folded) + toNumber(signatures?.folded) + toNumber(noise?.folded)
     })
   }
   return folded

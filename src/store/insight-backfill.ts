@@ -143,7 +143,7 @@ async function update(sql: postgres.Sql, items: readonly BackfillItem[]): Promis
       UPDATE requests r SET template = v.template, signature_id = v.signature_id
       FROM v WHERE r.id = v.id AND r.template IS NULL
       RETURNING r.gate_id, r.id, r.created_at, r.method, r.template, r.signature_id, r.has_diff,
-        r.live_latency_ms, r.shadow_latency_ms, v.kind
+        r.live_latency_ms, r.shadow_latency_ms, r.noise_result, r.noise_signature_id, v.kind
     ),
     ${insightRollupSteps(sql, 'upd', { sign: 1, shard: 'ingest' })}
     SELECT count(*) AS n FROM upd`

@@ -4,6 +4,7 @@
  * OpenAPI description, and the shapes returned.
  */
 import type { ErrorClass, SignatureKind, SignatureOp } from '../insights/index.ts'
+import type { FieldClassification } from '../insights/noise-classification.ts'
 import type { SortOrder } from './rows.ts'
 
 export const ENDPOINT_SORT_KEYS = ['diff_rate', 'requests', 'diffs', 'errors', 'template'] as const
@@ -99,4 +100,12 @@ export interface FieldStats {
   count: number
   /** count / the endpoint's requests in the window. */
   rate: number
+  /** The endpoint's captures in the window whose noise check compared two answers of live. */
+  noise_checks: number
+  /** Those whose noise patch holds this (op, path). */
+  noise_count: number
+  /** noise_count / noise_checks; null without noise checks. */
+  noise_rate: number | null
+  /** Noise, a real difference, or not enough noise checks to say (docs/insights.md "Noise"). */
+  classification: FieldClassification
 }

@@ -6,8 +6,10 @@ import { LATENCY_BUCKETS } from '../insights/latency-histogram.ts'
  * the stored requests (sql/0004_insights.sql, docs/storage.md "Insight
  * rollups"): the same aggregation adds a statement's inserted rows (ingest,
  * backfill), takes its deleted rows out (cleanup) and recomputes them
- * (rebuild). Every piece reads a CTE named `insight_rows` with the columns
- * gate_id, id, created_at, method, template, signature_id, has_diff, kind
+ * (rebuild), and noise_rollups with the endpoints' noise_checks
+ * (sql/0006_noise_and_jobs.sql). Every piece reads a CTE named
+ * `insight_rows` with the columns gate_id, id, created_at, method,
+ * template, signature_id, has_diff, noise_result, noise_signature_id, kind
  * ('diff' | 'error' | NULL) and the latencies, one row per request that
  * has a template (rows without one are counted nowhere).
  */
@@ -23,7 +25,9 @@ const histogram = (side: 'live' | 'shadow') => Array.from({ length: LATENCY_BUCK
 export const LIVE_HISTOGRAM = histogram('live')
 export const SHADOW_HISTOGRAM = histogram('shadow')
 const HISTOGRAM = [...LIVE_HISTOGRAM, ...SHADOW_HISTOGRAM]
-const COUNTS = ['request_count', 'has_diff_count', 'diff_count', 'error_count'] as const
+const COUNTS = ['request_count', 'has_diff_count', 'diff_count', 'error_count', 'noise_checks'] as const
+/** The count columns of endpoint_rollups, histograms included: what folding and merging add up. */
+export const ENDPOINT_COUNT_COLUMNS: readonly string[] = [...COUNTS, ...HISTOGRAM]
 
 /** Minutes per bucket: every capture counts once in its minute and once in its hour. */
 export const GRAINS = { minute: 1, hour: 60 } as const
@@ -36,7 +40,7 @@ export const EMPTY_ENDPOINT_ROW = [...COUNTS, ...HISTOGRAM].map((column) => `${c
 /** The columns insight_rows selects from a source of request rows (`r`) with the signature kind as `kind`. */
 export function insightRowColumns(sql: Sql, alias: string): Fragment {
   return sql.unsafe(
-    ['gate_id', 'id', 'created_at', 'method', 'template', 'signature_id', 'has_diff']
+    ['gate_id', 'id', 'created_at', 'method', 'template', 'signature_id', 'has_diff', 'noise_result', 'noise_signature_id']
       .map((column) => `${alias}.${column}`)
       .concat([
         `latency_bucket(${alias}.live_latency_ms) AS live_bucket`,
@@ -75,6 +79,8 @@ export function endpointUpsert(sql: Sql, options: UpsertOptions): Fragment {
     `${minus}count(*) FILTER (WHERE x.has_diff)`,
     `${minus}count(*) FILTER (WHERE x.kind = 'diff')`,
     `${minus}count(*) FILTER (WHERE x.kind = 'error')`,
+    // A check that compared two answers; one whose side failed tells nothing about noise.
+    `${minus}count(*) FILTER (WHERE x.noise_result IN ('quiet', 'noisy'))`,
     ...LIVE_HISTOGRAM.map((_, i) => `${minus}count(*) FILTER (WHERE x.live_bucket = ${i})`),
     ...SHADOW_HISTOGRAM.map((_, i) => `${minus}count(*) FILTER (WHERE x.shadow_bucket = ${i})`),
   ].join(', ')
@@ -114,6 +120,23 @@ export function signatureUpsert(sql: Sql, options: UpsertOptions): Fragment {
       example_id = ${latestExample(sql)}`
 }
 
+/**
+ * INSERT ... ON CONFLICT of insight_rows with a noise signature into
+ * noise_rollups, in key order: how many noisy captures per noise
+ * signature and bucket.
+ */
+export function noiseUpsert(sql: Sql, options: UpsertOptions): Fragment {
+  return sql`
+    INSERT INTO noise_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count)
+    SELECT x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id, ${shardOf(sql, options.shard)},
+      ${options.sign < 0 ? sql`-count(*)` : sql`count(*)`}
+    FROM insight_rows x CROSS JOIN (VALUES (1::smallint), (60::smallint)) AS g (grain) ${waitFor(sql, options.after)}
+      ${options.after === undefined ? sql`WHERE` : sql`AND`} x.noise_signature_id IS NOT NULL
+    GROUP BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id
+    ORDER BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id
+    ON CONFLICT (gate_id, grain, bucket, signature_id, shard) DO UPDATE SET capture_count = s.capture_count + excluded.capture_count`
+}
+
 /** The example of a merged signature_rollups row `s`: the one of the later last_seen (ties: the larger id). */
 export function latestExample(sql: Sql): Fragment {
   return sql`CASE WHEN excluded.last_seen IS NOT NULL AND (s.last_seen IS NULL OR excluded.last_seen > s.last_seen
@@ -122,19 +145,27 @@ export function latestExample(sql: Sql): Fragment {
 }
 
 /**
- * The CTEs `insight_rows`, `endpoint_rollup` and `signature_rollup` of a
- * statement that inserts, backfills or deletes requests: `source` is a CTE
- * of the affected request rows (as RETURNING gives them) with a `kind`
- * column; the endpoint rows are written after `after`, then the signature
- * rows, so a following step can wait for `signature_rollup`.
+ * The CTEs `insight_rows`, `endpoint_rollup`, `noise_rollup` and
+ * `signature_rollup` of a statement that inserts, backfills or deletes
+ * requests: `source` is a CTE of the affected request rows (as RETURNING
+ * gives them) with a `kind` column; the endpoint rows are written after
+ * `after`, then the noise rows, then the signature rows, so a following
+ * step can wait for `signature_rollup`.
  */
 export function insightRollupSteps(sql: Sql, source: string, options: UpsertOptions): Fragment {
   return sql`
     insight_rows AS (
       SELECT ${insightRowColumns(sql, 'src')}, src.kind FROM ${sql(source)} AS src WHERE src.template IS NOT NULL
     ),
+    ${rollupSteps(sql, options)}`
+}
+
+/** The upserts of insight_rows, in lock order: endpoints (after `after`), noise, signatures. */
+export function rollupSteps(sql: Sql, options: UpsertOptions): Fragment {
+  return sql`
     endpoint_rollup AS (${endpointUpsert(sql, options)} RETURNING 1),
-    signature_rollup AS (${signatureUpsert(sql, { ...options, after: 'endpoint_rollup' })} RETURNING 1)`
+    noise_rollup AS (${noiseUpsert(sql, { ...options, after: 'endpoint_rollup' })} RETURNING 1),
+    signature_rollup AS (${signatureUpsert(sql, { ...options, after: 'noise_rollup' })} RETURNING 1)`
 }
 
 /**
@@ -155,4 +186,5 @@ export function insightDeleteSteps(sql: Sql, source: string, after: string): Fra
 export async function dropEmptyInsightRows(conn: postgres.ReservedSql | Sql, gateId: string): Promise<void> {
   await conn`DELETE FROM endpoint_rollups WHERE gate_id = ${gateId} AND ${conn.unsafe(EMPTY_ENDPOINT_ROW)}`
   await conn`DELETE FROM signature_rollups WHERE gate_id = ${gateId} AND capture_count = 0`
+  await conn`DELETE FROM noise_rollups WHERE gate_id = ${gateId} AND capture_count = 0`
 }

@@ -39,7 +39,7 @@ export function windowBounds(sql: Sql, window: InsightWindow): Fragment {
  */
 export function rollupsInWindow(
   sql: Sql,
-  table: 'endpoint_rollups' | 'signature_rollups',
+  table: 'endpoint_rollups' | 'signature_rollups' | 'noise_rollups',
   gateId: string,
   columns: Fragment,
   filter: Fragment = sql``,

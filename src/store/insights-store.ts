@@ -1,5 +1,7 @@
 import type postgres from 'postgres'
 import { histogramPercentile } from '../insights/latency-histogram.ts'
+import { classifyField } from '../insights/noise-classification.ts'
+import { fieldCountSteps } from './field-counts.ts'
 import type { ErrorClass, SignatureKind, SignatureOp } from '../insights/index.ts'
 import type {
   EndpointFilter,
@@ -60,7 +62,7 @@ export function createInsightsStore(sql: Sql): InsightsStore {
       if (!isUuid(gateId)) return EMPTY
       const rows = await sql<SignatureRow[]>`
         WITH w AS (${windowBounds(sql, query)}),
-        c AS (${signatureCounts(sql, gateId, true)}),
+        c AS (${signatureCounts(sql, gateId)}),
         x AS (
           SELECT s.id, s.kind, s.method, s.template, s.overflow, s.ops, s.truncated, s.live_error, s.shadow_error,
             c.n, c.first_seen, c.last_seen, c.example_id
@@ -77,23 +79,8 @@ export function createInsightsStore(sql: Sql): InsightsStore {
       if (!isUuid(gateId)) return EMPTY
       const rows = await sql<FieldRow[]>`
         WITH w AS (${windowBounds(sql, query)}),
-        c AS (${signatureCounts(sql, gateId, false)}),
-        f AS (
-          SELECT s.method, s.template, o.op COLLATE "C" AS op, o.path COLLATE "C" AS path, sum(c.n) AS n
-          FROM c JOIN insight_signatures s ON s.gate_id = ${gateId} AND s.id = c.signature_id AND s.kind = 'diff'
-            CROSS JOIN LATERAL jsonb_to_recordset(s.ops) AS o (op text, path text)
-          WHERE true ${endpointFilter(sql, 's', query)}
-          GROUP BY 1, 2, 3, 4
-        ),
-        e AS (
-          SELECT r.method, r.template, sum(r.request_count) AS requests
-          FROM (${rollupsInWindow(sql, 'endpoint_rollups', gateId, sql`r.method, r.template, r.request_count`, endpointFilter(sql, 'r', query))}) AS r
-          GROUP BY r.method, r.template
-        ),
-        x AS (
-          SELECT f.*, coalesce(f.n::float8 / nullif(e.requests, 0), 0) AS rate
-          FROM f LEFT JOIN e ON e.method = f.method AND e.template = f.template
-        )
+        ${fieldCountSteps(sql, gateId, (alias) => endpointFilter(sql, alias, query))},
+        x AS (SELECT f.*, coalesce(f.n::float8 / nullif(f.requests, 0), 0) AS rate FROM fields f)
         ${page(sql, fieldOrder(sql, query.sort, query.order), query)}`
       return { items: rows.filter((row) => row.path !== null).map(toField), total: toNumber(rows[0]?.total) }
     },
@@ -101,17 +88,14 @@ export function createInsightsStore(sql: Sql): InsightsStore {
 }
 
 /**
- * Per signature, its captures in the window `w`; with `details`, the
- * first and last created_at counted and the latest capture's id.
+ * Per signature, its captures in the window `w`, the first and last
+ * created_at counted and the latest capture's id.
  */
-function signatureCounts(sql: Sql, gateId: string, details: boolean): Fragment {
+function signatureCounts(sql: Sql, gateId: string): Fragment {
   const columns = sql`r.signature_id, r.capture_count, r.first_seen, r.last_seen, r.example_id`
   return sql`
-    SELECT r.signature_id, sum(r.capture_count) AS n
-      ${details
-        ? sql`, min(r.first_seen) AS first_seen, max(r.last_seen) AS last_seen,
-          (array_agg(r.example_id ORDER BY r.last_seen DESC NULLS LAST, r.example_id DESC NULLS LAST))[1] AS example_id`
-        : sql``}
+    SELECT r.signature_id, sum(r.capture_count) AS n, min(r.first_seen) AS first_seen, max(r.last_seen) AS last_seen,
+      (array_agg(r.example_id ORDER BY r.last_seen DESC NULLS LAST, r.example_id DESC NULLS LAST))[1] AS example_id
     FROM (${rollupsInWindow(sql, 'signature_rollups', gateId, columns)}) AS r
     GROUP BY r.signature_id
     HAVING sum(r.capture_count) > 0`
@@ -235,8 +219,26 @@ interface FieldRow {
   path: string
   n: Count
   rate: number
+  requests: Count
+  noise_checks: Count
+  noise_n: Count
 }
 
 function toField(row: FieldRow): FieldStats {
-  return { method: row.method, template: row.template, op: row.op, path: row.path, count: toNumber(row.n), rate: row.rate }
+  const count = toNumber(row.n)
+  const requests = toNumber(row.requests)
+  const noiseChecks = toNumber(row.noise_checks)
+  const noiseCount = toNumber(row.noise_n)
+  return {
+    method: row.method,
+    template: row.template,
+    op: row.op,
+    path: row.path,
+    count,
+    rate: row.rate,
+    noise_checks: noiseChecks,
+    noise_count: noiseCount,
+    noise_rate: noiseChecks > 0 ? noiseCount / noiseChecks : null,
+    classification: classifyField({ requests, count, noiseChecks, noiseCount }),
+  }
 }

@@ -1,9 +1,9 @@
 import type postgres from 'postgres'
-import { endpointUpsert, insightRowColumns, signatureUpsert } from './insight-rollups.ts'
+import { insightRowColumns, rollupSteps } from './insight-rollups.ts'
 
 /**
  * Recomputes request_rollups, request_path_rollups, gate_counters and the
- * insight rollups (of the requests that have a template) from
+ * insight and noise rollups (of the requests that have a template) from
  * the stored requests (of one gate, or of all). For requests written without
  * the stores, such as a benchmark's bulk INSERT ... SELECT generate_series,
  * and for repair. Writers wait meanwhile (SHARE lock on requests), so the
@@ -38,13 +38,14 @@ export async function rebuildRollups(sql: postgres.Sql, gateId?: string): Promis
     await tx`DELETE FROM gate_counters WHERE shard <> 0 ${only('gate_id')}`
     await tx`DELETE FROM endpoint_rollups WHERE true ${only('gate_id')}`
     await tx`DELETE FROM signature_rollups WHERE true ${only('gate_id')}`
+    await tx`DELETE FROM noise_rollups WHERE true ${only('gate_id')}`
     await tx`
       WITH insight_rows AS (
         SELECT ${insightRowColumns(tx, 'r')}, k.kind
         FROM requests r LEFT JOIN insight_signatures k ON k.gate_id = r.gate_id AND k.id = r.signature_id
         WHERE r.template IS NOT NULL ${only('r.gate_id')}
       ),
-      endpoint_rollup AS (${endpointUpsert(tx, { sign: 1, shard: 'maintenance' })} RETURNING 1)
-      ${signatureUpsert(tx, { sign: 1, shard: 'maintenance', after: 'endpoint_rollup' })}`
+      ${rollupSteps(tx, { sign: 1, shard: 'maintenance' })}
+      SELECT count(*) FROM signature_rollup`
   })
 }

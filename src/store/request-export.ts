@@ -1,8 +1,8 @@
 import type postgres from 'postgres'
 import type { InsightListFilter } from './insight-list-filter.ts'
 import { resolvePathMatch, type PathMatch } from './path-match.ts'
-import { rowFilters, summaryColumns } from './request-list.ts'
-import { toDetail, type DetailRow } from './request-store.ts'
+import { rowFilters } from './request-list.ts'
+import { detailColumns, toDetail, type DetailRow } from './request-store.ts'
 import { isUuid } from '../net/request-id.ts'
 import type { RequestDetail, SortOrder } from './rows.ts'
 
@@ -97,9 +97,7 @@ export async function openRequestExport(
     cursor = { at: chosen.at(-1)!.at, id: chosen.at(-1)!.id }
     left -= chosen.length
     const rows = await sql<DetailRow[]>`
-      SELECT r.gate_id, ${summaryColumns(sql)},
-        p.headers, p.body, p.live_response_id, p.live_headers, p.live_body, p.live_created_at,
-        p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff
+      SELECT ${detailColumns(sql)}
       FROM requests r JOIN request_payloads p ON p.request_id = r.id
       WHERE r.id = ANY(${chosen.map((key) => key.id)}::uuid[]) AND r.gate_id = ${gateId}
       ORDER BY r.created_at ${direction}, r.id ${direction}`

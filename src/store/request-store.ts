@@ -54,6 +54,22 @@ export interface DetailRow extends SummaryRow {
   shadow_body: Uint8Array
   shadow_created_at: Date
   diff: PatchOp[]
+  repeat_response_id: string | null
+  repeat_status: number | null
+  repeat_headers: HeaderMap | null
+  repeat_body: Uint8Array | null
+  repeat_latency_ms: string | number | null
+  repeat_created_at: Date | null
+  noise: PatchOp[] | null
+}
+
+/** The columns of a DetailRow, from requests `r` joined with request_payloads `p`. */
+export function detailColumns(sql: postgres.Sql): postgres.PendingQuery<postgres.Row[]> {
+  return sql`r.gate_id, ${summaryColumns(sql)},
+    p.headers, p.body, p.live_response_id, p.live_headers, p.live_body, p.live_created_at,
+    p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff,
+    p.repeat_response_id, p.repeat_status, p.repeat_headers, p.repeat_body, p.repeat_latency_ms,
+    p.repeat_created_at, p.noise`
 }
 
 /** Grouped inserts (docs/storage.md "Ingest"); `maxBatch: 1` writes one statement per capture. */
@@ -168,9 +184,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
     async get(gateId, id) {
       if (!isUuid(gateId) || !isUuid(id)) return undefined
       const [row] = await sql<DetailRow[]>`
-        SELECT r.gate_id, ${summaryColumns(sql)},
-          p.headers, p.body, p.live_response_id, p.live_headers, p.live_body, p.live_created_at,
-          p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff
+        SELECT ${detailColumns(sql)}
         FROM requests r JOIN request_payloads p ON p.request_id = r.id
         WHERE r.id = ${id} AND r.gate_id = ${gateId}`
       return row && toDetail(row)
@@ -206,6 +220,8 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
       const live = c.live_response
       const shadow = c.shadow_response
       const signature = insight.signature
+      const check = c.noise_check
+      const repeat = check?.repeat
       return sql`(${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
         ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
         ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean,
@@ -214,7 +230,12 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
         ${timestamp(live.created_at)}::text::timestamptz,
         ${shadow.id}::uuid, ${jsonb(sql, storableJson(shadow.headers))}::jsonb, ${shadow.body}::bytea,
         ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb,
-        ${digest}::bytea, ${insight.template}::text, ${signature?.id ?? null}::text, ${signature?.kind ?? null}::text)`
+        ${digest}::bytea, ${insight.template}::text, ${signature?.id ?? null}::text, ${signature?.kind ?? null}::text,
+        ${check?.result ?? null}::text, ${insight.noiseSignature?.id ?? null}::text, ${repeat?.id ?? null}::uuid,
+        ${repeat?.status_code ?? null}::integer, ${repeat ? jsonb(sql, storableJson(repeat.headers)) : null}::jsonb,
+        ${repeat?.body ?? null}::bytea, ${repeat?.latency_ms ?? null}::bigint,
+        ${repeat ? timestamp(repeat.created_at) : null}::text::timestamptz,
+        ${check !== undefined && check.result !== 'error' ? jsonb(sql, storableJson(check.ops)) : null}::jsonb)`
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`
@@ -223,24 +244,30 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
       shadow_status, shadow_latency_ms, has_diff, headers, body,
       live_response_id, live_headers, live_body, live_created_at,
       shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash,
-      template, signature_id, kind) AS (VALUES ${values}),
+      template, signature_id, kind, noise_result, noise_signature_id, repeat_response_id, repeat_status,
+      repeat_headers, repeat_body, repeat_latency_ms, repeat_created_at, noise) AS (VALUES ${values}),
     ins AS (
       INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
-        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff, template, signature_id)
+        live_status, live_latency_ms, shadow_status, shadow_latency_ms, has_diff, template, signature_id,
+        noise_result, noise_signature_id)
       SELECT v.id, v.gate_id, v.method, v.path, v.raw_query, v.created_at,
-        v.live_status, v.live_latency_ms, v.shadow_status, v.shadow_latency_ms, v.has_diff, v.template, v.signature_id
+        v.live_status, v.live_latency_ms, v.shadow_status, v.shadow_latency_ms, v.has_diff, v.template, v.signature_id,
+        v.noise_result, v.noise_signature_id
       FROM v, cfg
       ORDER BY v.id
       ON CONFLICT (id) DO NOTHING
-      RETURNING ${summaryColumns(sql)}, gate_id
+      RETURNING ${summaryColumns(sql)}, gate_id, noise_result, noise_signature_id
     ),
     payload AS (
       INSERT INTO request_payloads (request_id, headers, body,
         live_response_id, live_headers, live_body, live_created_at,
-        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash)
+        shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash,
+        repeat_response_id, repeat_status, repeat_headers, repeat_body, repeat_latency_ms, repeat_created_at, noise)
       SELECT v.id, v.headers, v.body,
         v.live_response_id, v.live_headers, v.live_body, v.live_created_at,
-        v.shadow_response_id, v.shadow_headers, v.shadow_body, v.shadow_created_at, v.diff, v.content_hash
+        v.shadow_response_id, v.shadow_headers, v.shadow_body, v.shadow_created_at, v.diff, v.content_hash,
+        v.repeat_response_id, v.repeat_status, v.repeat_headers, v.repeat_body, v.repeat_latency_ms,
+        v.repeat_created_at, v.noise
       FROM ins JOIN v ON v.id = ins.id
     ),
     rollup AS (
@@ -328,5 +355,17 @@ export function toDetail(row: DetailRow): RequestDetail {
     diff: { content: row.diff },
     template: row.template,
     signature_id: row.signature_id,
+    live_repeat_response:
+      row.repeat_response_id === null
+        ? null
+        : {
+            id: row.repeat_response_id,
+            status_code: row.repeat_status!,
+            headers: row.repeat_headers!,
+            body: row.repeat_body!,
+            latency_ms: toNumber(row.repeat_latency_ms),
+            created_at: isoString(row.repeat_created_at!),
+          },
+    noise: row.noise === null ? null : { content: row.noise },
   }
 }

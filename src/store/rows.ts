@@ -8,6 +8,7 @@ import type postgres from 'postgres'
 import type { DiffConfig } from '../diff/diff-config.ts'
 import type { PatchOp } from '../diff/patch-op.ts'
 import type { ThresholdOverrides } from '../verdict/verdict-thresholds.ts'
+import type { NoiseCheckResult } from '../metrics/label-values.ts'
 
 export type { DiffConfig } from '../diff/diff-config.ts'
 export type { PatchOp } from '../diff/patch-op.ts'
@@ -100,6 +101,13 @@ export interface RequestDetail {
   /** As in RequestSummary. */
   template: string | null
   signature_id: string | null
+  /** Live's second answer to the same request (docs/insights.md "Noise"); null when no noise check was made. */
+  live_repeat_response: StoredResponse | null
+  /**
+   * What differed between live's two answers: empty when they matched;
+   * null when no noise check was made, or a side of it failed.
+   */
+  noise: { content: PatchOp[] } | null
 }
 
 /** A response as ingest hands it to the store. */
@@ -134,6 +142,19 @@ export interface CaptureInput {
    * (docs/insights.md); the store applies the automatic rule when absent.
    */
   template?: string
+  /** The noise check, when one was made (docs/insights.md "Noise"). */
+  noise_check?: NoiseCheckInput
+}
+
+/** The outcomes of a noise check, as stored (requests.noise_result) and counted (svc_noise_checks_total). */
+export type NoiseResult = NoiseCheckResult
+
+/** Live's second answer, redacted, and its comparison with live's first. */
+export interface NoiseCheckInput {
+  repeat: ResponseInput
+  result: NoiseResult
+  /** The noise patch; empty unless `result` is `noisy`. */
+  ops: PatchOp[]
 }
 
 /** A page of a list, and how many items match in all. */

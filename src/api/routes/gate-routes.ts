@@ -86,6 +86,7 @@ export function gateRoutes(ctx: ApiContext) {
         ctx.gateSettings.invalidate(params.gate_id)
         // Gates that come and go (one per CI run, say) must not grow /metrics for ever.
         ctx.comparisons.removeGate(params.gate_id)
+        ctx.noiseChecks.removeGate(params.gate_id)
         if (!deleted) throw new NotFoundError(`no gate with id ${params.gate_id}`)
         return new Response(null, { status: 204 })
       },

@@ -98,8 +98,11 @@ export function insightRoutes(ctx: ApiContext) {
             WINDOW +
             ENDPOINT_FILTER +
             '`count`: captures of the endpoint whose patch holds that operation on that path (array indices written ' +
-            '`*`, identifier-like keys `{key}`); `rate` = count / the endpoint\'s requests in the window. Ties are ' +
-            'broken by method, template, path and op, in the same order.',
+            '`*`, identifier-like keys `{key}`); `rate` = count / the endpoint\'s requests in the window. ' +
+            '`noise_checks`: the endpoint\'s captures whose noise check compared two answers of live; `noise_count`: ' +
+            'those whose noise patch holds the field; `noise_rate` = noise_count / noise_checks (null without checks); ' +
+            '`classification`: `noise`, `real` or `unknown` (docs/insights.md "Noise"). Ties are broken by method, ' +
+            'template, path and op, in the same order.',
           tags: ['Insights'],
         },
       },

@@ -66,7 +66,10 @@ export function requestRoutes(ctx: ApiContext) {
             'Idempotent on `id`: the same capture sent again under the same gate is answered 201 with the stored ' +
             'summary and stored once; the same id with different content (docs/storage.md "Capture identity") or ' +
             'under another gate is 409. `SVC_APP_MAX_BODY_SIZE` applies to each decoded body (413 naming the body). ' +
-            'A `created_at` more than `SVC_APP_MAX_CLOCK_SKEW` ahead of the server is 400. A 500 caused by the ' +
+            'A `created_at` more than `SVC_APP_MAX_CLOCK_SKEW` ahead of the server is 400. `live_repeat_response`: ' +
+            "live's second answer to the same request (a noise check, docs/insights.md \"Noise\"), redacted like the " +
+            "others and compared with live under the gate's diff_config; getRequest shows what differed as `noise`. " +
+            'A 500 caused by the ' +
             'capture itself carries `"capture_rejected": true`: sending it again would fail again.',
           tags: ['Requests'],
         },
@@ -103,5 +106,9 @@ export function toDetailJson(detail: StoredDetail) {
     body: Buffer.from(detail.body).toString('base64'),
     live_response: { ...detail.live_response, body: Buffer.from(detail.live_response.body).toString('base64') },
     shadow_response: { ...detail.shadow_response, body: Buffer.from(detail.shadow_response.body).toString('base64') },
+    live_repeat_response:
+      detail.live_repeat_response === null
+        ? null
+        : { ...detail.live_repeat_response, body: Buffer.from(detail.live_repeat_response.body).toString('base64') },
   }
 }

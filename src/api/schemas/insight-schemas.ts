@@ -1,5 +1,5 @@
 import { type } from 'arktype'
-import { ERROR_CLASSES, SIGNATURE_ID_LENGTH, SIGNATURE_KINDS } from '../../insights/index.ts'
+import { ERROR_CLASSES, FIELD_CLASSIFICATIONS, SIGNATURE_ID_LENGTH, SIGNATURE_KINDS } from '../../insights/index.ts'
 import { ENDPOINT_SORT_KEYS, FIELD_SORT_KEYS, SIGNATURE_SORT_KEYS } from '../../store/insight-queries.ts'
 import { paginationMeta } from './common.ts'
 import { dateTimeQuery, integerQuery, sortOrder, storableText } from './fields.ts'
@@ -90,6 +90,10 @@ export const fieldStats = type({
   path: 'string',
   count: 'number.integer',
   rate: 'number',
+  noise_checks: 'number.integer',
+  noise_count: 'number.integer',
+  noise_rate: 'number | null',
+  classification: type.enumerated(...FIELD_CLASSIFICATIONS),
 })
 
 export const endpointListEnvelope = type({ data: endpointStats.array(), pagination: paginationMeta })

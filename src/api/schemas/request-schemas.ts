@@ -85,6 +85,8 @@ export const createRequestBody = type({
   live_response: responsePayloadBody,
   shadow_response: responsePayloadBody,
   'diff?': submittedDiffPayload,
+  /** Live's second answer to the same request: a noise check (docs/insights.md "Noise"). */
+  'live_repeat_response?': responsePayloadBody,
   '+': 'reject',
 })
 
@@ -127,6 +129,10 @@ export const requestDetail = type({
   diff: diffPayload,
   template: 'string | null',
   signature_id: 'string | null',
+  /** Live's second answer (a noise check); null when none was made. */
+  live_repeat_response: responsePayload.or('null'),
+  /** What differed between live's two answers; empty when they matched, null without a check (or when a side failed). */
+  noise: diffPayload.or('null'),
 })
 
 export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const

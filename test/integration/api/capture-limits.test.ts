@@ -116,8 +116,8 @@ describe.each(BACKENDS)('createRequest bounds on %s', (backend) => {
     expect(problem.detail).toBe(`${field} exceeds the limit of ${MAX_BODY} bytes once decoded (SVC_APP_MAX_BODY_SIZE)`)
   })
 
-  test('a submission past three bodies and the metadata allowance is a 413 before it is parsed', async () => {
-    const body = captureBody({ requestHeaders: { 'X-Big': ['a'.repeat(CAPTURE_METADATA_ALLOWANCE + 3 * 1336)] } })
+  test('a submission past four bodies and the metadata allowance is a 413 before it is parsed', async () => {
+    const body = captureBody({ requestHeaders: { 'X-Big': ['a'.repeat(CAPTURE_METADATA_ALLOWANCE + 4 * 1336)] } })
     const res = await post(body)
     expect(res.status).toBe(413)
     expect(((await res.json()) as Problem).detail).toContain('the request body exceeds the limit')

@@ -152,10 +152,12 @@ describe.each(BACKENDS)('insights over HTTP on %s', (backend) => {
 
   test('listFields: per endpoint and generalised path, count and rate over the endpoint\'s requests', async () => {
     const page = await get<Field>(`/gates/${gateId}/fields`)
+    // No noise checks here: nothing to classify by (test/integration/api/noise.test.ts has them).
+    const unchecked = { noise_checks: 0, noise_count: 0, noise_rate: null, classification: 'unknown' }
     expect(page.data).toEqual([
-      { method: 'GET', template: '/v2/products/{sku}/price', op: 'replace', path: '/body/price/tax', count: 3, rate: 0.75 },
-      { method: 'GET', template: '/v2/users/{id}', op: 'add', path: '/body/items/*/title', count: 2, rate: 1 },
-      { method: 'GET', template: '/v2/users/{id}', op: 'remove', path: '/body/items/*/name', count: 2, rate: 1 },
+      { method: 'GET', template: '/v2/products/{sku}/price', op: 'replace', path: '/body/price/tax', count: 3, rate: 0.75, ...unchecked },
+      { method: 'GET', template: '/v2/users/{id}', op: 'add', path: '/body/items/*/title', count: 2, rate: 1, ...unchecked },
+      { method: 'GET', template: '/v2/users/{id}', op: 'remove', path: '/body/items/*/name', count: 2, rate: 1, ...unchecked },
     ])
     const byPath = await get<Field>(`/gates/${gateId}/fields?sort=path&order=asc&method=GET&template=${encodeURIComponent('/v2/users/{id}')}`)
     expect(byPath.data.map((f) => f.path)).toEqual(['/body/items/*/name', '/body/items/*/title'])

@@ -84,6 +84,8 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
         diff: { content: c.diff },
         template: '/api/items',
         signature_id: summary.signature_id,
+        live_repeat_response: null,
+        noise: null,
       })
       expect([...detail!.body]).toEqual([...bytes])
       expect([...detail!.live_response.body]).toEqual([0, 0xff, 0x80])
