@@ -97,7 +97,7 @@ describe('hub on the real API: Differences', () => {
     // The fields: the renamed one on both sides, the tax changed.
     const field = (op: string, path: string) => page.locator(`field-table tbody tr[data-op="${op}"][data-path="${path}"]`)
     expect(await field('remove', '/body/name').locator('td.count').textContent()).toBe('4')
-    expect(await field('add', '/body/title').locator('.badge').textContent()).toBe('only shadow')
+    expect(await field('add', '/body/title').locator('td.change .badge').textContent()).toBe('only shadow')
     expect(await field('replace', '/body/tax').locator('td.count').textContent()).toBe('4')
   }, TIMEOUT)
 

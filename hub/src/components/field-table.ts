@@ -110,7 +110,7 @@ export class FieldTable extends LitElement {
     const mark = opMark(f.op)
     return html`<tr data-path=${f.path} data-op=${f.op}>
       <td class="endpoint"><span class="method">${f.method}</span><span class="mono">${f.template}</span></td>
-      <td><span class="badge ${mark.cls}">${mark.label}</span></td>
+      <td class="change"><span class="badge ${mark.cls}">${mark.label}</span></td>
       <td class="path"><code>${f.path === '' ? '(whole document)' : f.path}</code></td>
       <td class="num count">${formatCount(f.count)}</td>
       <td><diff-rate .rate=${f.rate}></diff-rate></td>

@@ -287,6 +287,11 @@ export class GateDifferences extends LitElement {
     const page = c.value
     if (!page) return html`<loading-state label="Loading ${noun}…"></loading-state>`
     if (page.items.length === 0) {
+      // Until the endpoints say whether the window has captures at all, an
+      // empty table may yet give way to the one "No captures" state: wait.
+      if (noun !== 'endpoints' && !this._endpointPage.value && !this._endpointPage.error) {
+        return html`<loading-state label="Loading ${noun}…"></loading-state>`
+      }
       if (page.pagination.total > 0) {
         return html`<empty-state heading="Past the last page">
           <button class="link" @click=${() => this._page(noun, 0, state.limit)}>Back to the first page</button>
