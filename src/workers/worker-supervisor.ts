@@ -181,10 +181,12 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     async snapshots() {
       const id = nextId++
       pending.set(id, new Map())
-      const asked = workers.filter((w) => w.serving)
-      const answers = await Promise.all(asked.map((worker) => collect(worker, id)))
+      const asked = workers.filter((w) => w.serving).map((worker) => ({ worker, child: worker.process }))
+      const answers = await Promise.all(asked.map(({ worker }) => collect(worker, id)))
       pending.delete(id)
-      return [retired, ...answers.filter((s): s is MetricsSnapshot => s !== undefined)]
+      // A worker that died meanwhile is in `retired` already, with what it answered: not twice.
+      const live = answers.filter((snapshot, i) => snapshot !== undefined && asked[i]!.worker.process === asked[i]!.child)
+      return [retired, ...(live as MetricsSnapshot[])]
     },
     async stop() {
       state = 'stopping'

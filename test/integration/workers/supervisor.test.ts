@@ -1,0 +1,53 @@
+/**
+ * The primary's supervisor with stand-in worker processes
+ * (fixtures/scripted-worker.ts): what the proxy and API tests cannot cue.
+ */
+import { describe, expect, test } from 'bun:test'
+import { resolve } from 'node:path'
+import { createLogger } from '../../../src/log/index.ts'
+import { mergeSnapshots, renderSnapshot } from '../../../src/metrics/index.ts'
+import { startSupervisor, type Supervisor } from '../../../src/workers/worker-supervisor.ts'
+
+const FIXTURE = resolve(import.meta.dir, 'fixtures/scripted-worker.ts')
+const TEST_TIMEOUT_MS = 60_000
+
+function supervise(modes: readonly string[], lines: string[]): Supervisor {
+  return startSupervisor({
+    count: modes.length,
+    command: (index) => [process.execPath, FIXTURE, modes[index]!],
+    logger: createLogger({ level: 'info', format: 'json', write: (line) => void lines.push(line) }),
+    drainBoundMs: 5000,
+  })
+}
+
+function servedTotal(supervisor: Supervisor): Promise<string> {
+  return supervisor.snapshots().then((snapshots) => renderSnapshot(mergeSnapshots(snapshots)))
+}
+
+describe('startSupervisor', () => {
+  test('a worker that answers and then dies during a collection is counted once', async () => {
+    const lines: string[] = []
+    const supervisor = supervise(['answer-then-exit', 'slow'], lines)
+    try {
+      await supervisor.started
+      // Worker 0 answers at once and exits; worker 1 answers 500 ms later,
+      // by when worker 0's exit has put its snapshot among the gone ones.
+      expect(await servedTotal(supervisor)).toContain('\nserved_total 10\n')
+      expect(lines.some((line) => line.includes('"msg":"worker exited; restarting it"'))).toBe(true)
+    } finally {
+      await supervisor.stop()
+    }
+  }, TEST_TIMEOUT_MS)
+
+  test('a worker that exits before it serves fails the startup, logged', async () => {
+    const lines: string[] = []
+    const supervisor = supervise(['steady', 'fail'], lines)
+    try {
+      await expect(supervisor.started).rejects.toThrow('worker 1 exited before it served (exit code 3)')
+      const record = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.msg === 'worker failed to start')
+      expect(record).toMatchObject({ level: 'ERROR', worker: 1, exit_code: 3 })
+    } finally {
+      await supervisor.stop()
+    }
+  }, TEST_TIMEOUT_MS)
+})
