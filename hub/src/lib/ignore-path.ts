@@ -1,14 +1,13 @@
-// One definition of how a generalised pointer writes what varies (docs/insights.md "Diff signatures").
+// The API's suggestions are written by the same function (docs/insights.md "Suggestions"): one notation, one definition.
+import { fieldPathOf } from '../../../src/insights/field-path-of.ts'
 import { INDEX_PLACEHOLDER, KEY_PLACEHOLDER } from '../../../src/insights/signature-path.ts'
-
-/** Characters the field-path notation reads as syntax inside a key (docs/diff.md "ignored_fields"). */
-const SYNTAX = /[\\.*?#]/g
 
 /**
  * The `ignored_fields` entry that names a field of the Differences view:
  * a generalised JSON Pointer (the fields read's `path`, such as
  * `/body/orders/{key}/updated_at`) written in the gate's field-path
- * notation (`body.orders.*.updated_at`), ready to paste.
+ * notation (`body.orders.*.updated_at`), ready to paste, by the API's own
+ * `fieldPathOf` (src/insights/field-path-of.ts):
  *
  * - RFC 6901 escapes are undone (`~1` is `/`, `~0` is `~`), and what the
  *   notation reads as syntax inside a key (`.`, `*`, `?`, `#`, `\`) is
@@ -17,39 +16,24 @@ const SYNTAX = /[\\.*?#]/g
  *   becomes `*`: each names any one key or index, so the path covers every
  *   capture the row counted;
  * - `/status`, `/headers/<Name>` and `/body/...` become `status`,
- *   `headers.<Name>` and `body....`; header names match case-insensitively,
- *   and a pointer to one of a header's values names the header.
+ *   `headers.<Name>` and `body....`; header names match case-insensitively.
  *
- * Undefined when no entry fits: the whole document (`''`), a pointer that
- * is not one, a root the notation does not know, an empty key (the
- * notation has no empty segment), and a header whose name was generalised
- * (`/headers/{key}`): `headers.*` would ignore every header, far more than
- * the row counted.
+ * On top of it, for a person about to click "Ignore": a pointer to one of
+ * a header's values (`/headers/Set-Cookie/1`) names the header, and no
+ * entry is offered for the whole document, for anything below `status`,
+ * for a key the notation cannot write (empty), or for a header whose name
+ * was generalised (`/headers/{key}`): `headers.*` would ignore every
+ * header, far more than the row counted.
  */
 export function ignorePathOf(pointer: string): string | undefined {
-  if (pointer === '' || pointer[0] !== '/') return undefined
-  const tokens = pointer
-    .slice(1)
-    .split('/')
-    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
-  const [root, ...rest] = tokens
-  if (root === 'status') return rest.length === 0 ? 'status' : undefined
-  if (root === 'headers') {
-    if (rest.length === 0) return 'headers'
-    // Below a header are its values (`/headers/Set-Cookie/1`): the entry names the header.
-    const name = rest[0]!
-    if (name === '' || name === INDEX_PLACEHOLDER || name === KEY_PLACEHOLDER) return undefined
-    return `headers.${escapeKey(name)}`
+  const raw = pointer.split('/')
+  if (raw[0] !== '' || raw.length < 2) return undefined
+  if (raw[1] === 'status') return raw.length === 2 ? 'status' : undefined
+  if (raw[1] === 'headers' && raw.length > 2) {
+    // Neither placeholder holds a `~`: the raw token is the decoded one.
+    const name = raw[2]!
+    if (name === INDEX_PLACEHOLDER || name === KEY_PLACEHOLDER) return undefined
+    return fieldPathOf(`/headers/${name}`)
   }
-  if (root !== 'body') return undefined
-  const segments = ['body']
-  for (const token of rest) {
-    if (token === '') return undefined
-    segments.push(token === INDEX_PLACEHOLDER ? '#' : token === KEY_PLACEHOLDER ? '*' : escapeKey(token))
-  }
-  return segments.join('.')
-}
-
-function escapeKey(key: string): string {
-  return key.replace(SYNTAX, '\\$&')
+  return fieldPathOf(pointer)
 }
