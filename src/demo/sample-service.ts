@@ -2,8 +2,9 @@
  * The two small services the demo puts behind the proxy: a product catalog
  * as "live", and a candidate build of it as "shadow" that differs the way
  * real candidates do: a renamed field, a float off by a little, a reordered
- * array, an occasional 500 and a slower endpoint. Both add noise a real
- * service has (a timestamp, a request id) that the demo gate ignores.
+ * array, an occasional 500 and a slower endpoint. Both put the noise a
+ * real service has (a timestamp and a request id) in every body, errors
+ * included: two answers never match until the demo gate ignores them.
  */
 export type SampleFlavour = 'live' | 'shadow'
 
@@ -49,7 +50,7 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
         const product = PRODUCTS.find((p) => p.id === Number(match[1]))
         if (!product) return Response.json({ ...noise, error: 'not found' }, { status: 404 })
         // The candidate fails now and then, the way a new build under load does.
-        if (shadow && served % 17 === 0) return Response.json({ error: 'internal error' }, { status: 500 })
+        if (shadow && served % 17 === 0) return Response.json({ ...noise, error: 'internal error' }, { status: 500 })
         return Response.json({ ...noise, product: productView(product, shadow) })
       }
       if (url.pathname === '/api/search') {
@@ -64,7 +65,7 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
         return Response.json({ ...noise, items: [3, 1, 2] })
       }
       if (url.pathname === '/health') return new Response('ok')
-      return Response.json({ error: 'not found' }, { status: 404 })
+      return Response.json({ ...noise, error: 'not found' }, { status: 404 })
     },
   })
   return {

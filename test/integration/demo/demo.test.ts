@@ -31,31 +31,71 @@ async function until<T>(demo: Demo, what: string, probe: () => Promise<T | undef
 }
 
 type Summary = { has_diff: boolean; shadow_response: { status_code: number } }
+type Suggestion = { field: string; reason: string }
+type Gate = { id: string; diff_config: { ignored_fields: string[]; included_fields: string[]; float_tolerance: number; sort_arrays: boolean } }
 
-async function captures(key: string): Promise<{ gateId: string; items: Summary[]; total: number }> {
-  const auth = { authorization: `Bearer ${key}` }
-  const gates = (await (await fetch(`${API}/gates`, { headers: auth })).json()) as { data: Array<{ id: string }> }
-  const gateId = gates.data[0]!.id
-  const page = (await (await fetch(`${API}/gates/${gateId}/requests?limit=100`, { headers: auth })).json()) as {
-    data: Summary[]
-    pagination: { total: number }
-  }
+async function call<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${API}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return (await res.json()) as T
+}
+
+async function demoGate(key: string): Promise<Gate> {
+  return (await call<{ data: Gate[] }>(key, 'GET', '/gates')).data[0]!
+}
+
+async function captures(key: string, from?: string): Promise<{ gateId: string; items: Summary[]; total: number }> {
+  const gateId = (await demoGate(key)).id
+  const query = from ? `&from=${encodeURIComponent(from)}` : ''
+  const page = await call<{ data: Summary[]; pagination: { total: number } }>(key, 'GET', `/gates/${gateId}/requests?limit=100${query}`)
   return { gateId, items: page.data, total: page.pagination.total }
 }
+
+/** The noise fields of the sample services, as the hub's "Ignore all" would add them. */
+const NOISE_FIELDS = ['body.generated_at', 'body.request_id']
 
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
 describe('bun run demo', () => {
-  test('shows matches, diffs and errors, keeps its data across restarts, and --reset wipes it', async () => {
+  test('differs everywhere at first, suggests ignoring its noise, matches once it is ignored; keeps its data across restarts, and --reset wipes it', async () => {
     let demo = startDemo()
     try {
       const key = await until(demo, 'the demo key', async () => readFileSync(join(cwd, '.svc-demo/demo-key'), 'utf8').trim() || undefined)
-      const first = await until(demo, 'matches, diffs and a shadow 500', async () => {
+      // The gate starts without the noise ignored: every capture differs, some shadows fail.
+      expect((await until(demo, 'the demo gate', () => demoGate(key))).diff_config.ignored_fields).toEqual([])
+      const first = await until(demo, 'diffs and a shadow 500', async () => {
         const c = await captures(key)
-        const diffs = c.items.filter((r) => r.has_diff).length
-        const matches = c.items.filter((r) => !r.has_diff).length
         const errors = c.items.filter((r) => r.shadow_response.status_code >= 500).length
-        return diffs > 0 && matches > 0 && errors > 0 ? c : undefined
+        return c.items.length >= 20 && errors > 0 ? c : undefined
+      })
+      expect(first.items.every((r) => r.has_diff)).toBe(true)
+
+      // The noise checks find the timestamp and the request id within a minute or so.
+      const suggested = await until(
+        demo,
+        'the noise suggested',
+        async () => {
+          const list = (await call<{ data: Suggestion[] }>(key, 'GET', `/gates/${first.gateId}/suggestions`)).data
+          const noise = list.filter((s) => s.reason === 'noise').map((s) => s.field)
+          return NOISE_FIELDS.every((f) => noise.includes(f)) ? list : undefined
+        },
+        600,
+      )
+      expect(suggested.map((s) => s.field).sort()).toEqual(NOISE_FIELDS)
+      const fields = (await call<{ data: Array<{ path: string; classification: string }> }>(key, 'GET', `/gates/${first.gateId}/fields?limit=100`)).data
+      expect(fields.filter((f) => f.path === '/body/generated_at').map((f) => f.classification)).toContain('noise')
+
+      // What "Ignore all" and "Save" send: the captures from then on match, but for the real differences.
+      const gate = await demoGate(key)
+      const savedAt = new Date().toISOString()
+      await call(key, 'PATCH', `/gates/${gate.id}`, { diff_config: { ...gate.diff_config, ignored_fields: NOISE_FIELDS } })
+      await until(demo, 'matches once the noise is ignored', async () => {
+        const c = await captures(key, savedAt)
+        return c.items.some((r) => !r.has_diff) && c.items.some((r) => r.has_diff) ? c : undefined
       })
       expect((await fetch('http://127.0.0.1:8070/health')).status).toBe(200)
       expect((await fetch('http://127.0.0.1:8081/health/ready')).status).toBe(200)
@@ -88,6 +128,8 @@ describe('bun run demo', () => {
         return c.gateId === first.gateId && c.total >= first.total ? c : undefined
       })
       expect(again.gateId).toBe(first.gateId)
+      // A gate found is left as its user saved it.
+      expect((await demoGate(key)).diff_config.ignored_fields).toEqual(NOISE_FIELDS)
       demo.kill('SIGINT')
       expect(await demo.exited).toBe(0)
 
@@ -98,6 +140,7 @@ describe('bun run demo', () => {
       })
       const fresh = await until(demo, 'the fresh gate', async () => captures(newKey))
       expect(fresh.gateId).not.toBe(first.gateId)
+      expect((await demoGate(newKey)).diff_config.ignored_fields).toEqual([])
     } finally {
       if (demo.exitCode === null) {
         demo.kill('SIGINT')
@@ -105,5 +148,5 @@ describe('bun run demo', () => {
         if (demo.exitCode === null) demo.kill('SIGKILL')
       }
     }
-  }, 180_000)
+  }, 300_000)
 })
