@@ -41,6 +41,8 @@
  *   API_BENCH_LOG_LEVEL        the API's SVC_APP_LOG_LEVEL              (info)
  *   API_BENCH_READ_SAMPLES     samples per read case                    (40)
  *   API_BENCH_KEEP_LOG=1       keep the API's log file
+ *   API_BENCH_WORKERS          the API's SVC_APP_WORKERS (`auto`: one per core;
+ *                              its CPU is then counted over the primary and its workers) (1)
  *   API_BENCH_DURABLE_CAPTURES=1  the API with SVC_APP_DATABASE_DURABLE_CAPTURES=true
  *                              (capture inserts wait for their WAL flush), to
  *                              measure what durability costs
@@ -56,10 +58,11 @@ import {
   cpuSeconds,
   freePort,
   machineCpu,
-  memoryMb,
   runMigrator,
   startApiProcess,
   stopApiProcess,
+  treeCpuSeconds,
+  treeMemoryMb,
   type ApiProcess,
 } from './api-bench/api-process.ts'
 import { makeCaptureBodies } from './api-bench/capture-bodies.ts'
@@ -106,7 +109,8 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
   if (options.printMachine !== false) for (const line of machineLines()) print(line)
   print('')
   print(`API benchmark: ${int(rows)} captures in one gate + ${otherGates} gates; ingest ${seconds} s closed loop ` +
-    `(${connections} connections) and ${rateSeconds} s at ${int(rate)}/s; API log level ${logLevel}` +
+    `(${connections} connections) and ${rateSeconds} s at ${int(rate)}/s; API log level ${logLevel}; ` +
+    `SVC_APP_WORKERS=${env.API_BENCH_WORKERS ?? '1'}` +
     (durableCaptures ? '; durable captures (synchronous commit)' : ''))
 
   let database: TestDatabase | undefined
@@ -139,12 +143,13 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
         SVC_APP_LOG_LEVEL: logLevel,
         SVC_APP_LOG_FORMAT: 'json',
         SVC_APP_DATABASE_DURABLE_CAPTURES: String(durableCaptures),
+        SVC_APP_WORKERS: env.API_BENCH_WORKERS ?? '1',
       },
       freePort(),
       logFile,
       env.API_BENCH_CPU_PROF,
     )
-    print(`[${elapsed()}] API up (pid ${api.pid}, ${api.url}), RSS ${memoryMb(api.pid).current.toFixed(0)} MB`)
+    print(`[${elapsed()}] API up (pid ${api.pid}, ${api.url}), RSS ${treeMemoryMb(api.pid).current.toFixed(0)} MB`)
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
     // A realistic gate configuration: one ignored and one redacted body field.
     const patched = await fetch(`${api.url}/gates/${seed.bigGateId}`, {
@@ -176,15 +181,15 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     }
     const measure = async (label: string, tool: string | undefined, run: () => Promise<LoadReport & { tool?: string }>) => {
       const pg0 = await backends()
-      const cpu0 = cpuSeconds(api!.pid)
-      const main0 = cpuSeconds(api!.pid, api!.pid)
+      const cpu0 = treeCpuSeconds(api!.pid)
+      const main0 = treeCpuSeconds(api!.pid, true)
       const machine0 = machineCpu()
       const t0 = performance.now()
       const report = await run()
       const wall = (performance.now() - t0) / 1000
       const machine1 = machineCpu()
-      const apiCpu = cpuSeconds(api!.pid) - cpu0
-      const mainCpu = cpuSeconds(api!.pid, api!.pid) - main0
+      const apiCpu = treeCpuSeconds(api!.pid) - cpu0
+      const mainCpu = treeCpuSeconds(api!.pid, true) - main0
       const pg1 = await backends()
       // A backend that appeared during the run counts from 0 (its CPU before the run was none).
       let postgresCpu = 0
@@ -214,7 +219,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     const halfRate = Math.max(1, Math.round(ingest[0]!.capturesPerSecond / 2))
     ingest.push(await measure(`open loop at ${int(halfRate)}/s (half the sustained rate), ${rateSeconds} s`, 'bun load-generator', () =>
       fixedRate(target, halfRate, rateSeconds, Math.max(connections, 64))))
-    const peakAfterIngest = memoryMb(api.pid).peak
+    const peakAfterIngest = treeMemoryMb(api.pid).peak
     const storedAfter = await storedCount(database, seed.bigGateId)
     const created = [warmUp, ...ingest].reduce((sum, r) => sum + (r.statuses['201'] ?? 0), 0)
     // wrk stops without waiting for the requests in flight: those are stored but never counted as 201s.
@@ -223,7 +228,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     print(`[${elapsed()}] reads...`)
     const detailId = await firstRequestId(api.url, apiKey, seed.bigGateId)
     const reads = await measureReads(readCases(seed, detailId), { baseUrl: api.url, apiKey, samples: readSamples })
-    const peakEnd = memoryMb(api.pid).peak
+    const peakEnd = treeMemoryMb(api.pid).peak
     const logBytes = fileSize(logFile)
     print(`[${elapsed()}] done; API log ${mb(logBytes)}`)
 

@@ -5,7 +5,7 @@
  * /proc says about a process: peak RSS, CPU time.
  */
 import { spawn, type Subprocess } from 'bun'
-import { closeSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 export const REPO = resolve(import.meta.dir, '../../..')
@@ -127,4 +127,41 @@ export function freePort(): number {
   const port = probe.port!
   probe.stop(true)
   return port
+}
+
+/**
+ * User + system CPU time of a process and its descendants so far, in
+ * seconds (with `mainThreads`, of their main threads alone, where their
+ * JavaScript runs): the API with SVC_APP_WORKERS above 1 is a primary and
+ * its worker processes (each listed in /proc/<pid>/task/<tid>/children).
+ */
+export function treeCpuSeconds(pid: number, mainThreads = false): number {
+  let total = mainThreads ? cpuSeconds(pid, pid) : cpuSeconds(pid)
+  for (const child of childPids(pid)) total += treeCpuSeconds(child, mainThreads)
+  return total
+}
+
+/**
+ * memoryMb summed over a process and its descendants: with workers, the
+ * peak is the sum of each process's own peak, an upper bound of what they
+ * held at once.
+ */
+export function treeMemoryMb(pid: number): { peak: number; current: number } {
+  const own = memoryMb(pid)
+  for (const child of childPids(pid)) {
+    const sub = treeMemoryMb(child)
+    own.peak += sub.peak
+    own.current += sub.current
+  }
+  return own
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number),
+    )
+  } catch {
+    return []
+  }
 }
