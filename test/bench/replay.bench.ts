@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createTestDatabase } from '../support/database.ts'
-import { cpuSeconds, memoryMb, startApiProcess, stopApiProcess } from './api-bench/api-process.ts'
-import { machineLines } from './api-bench/machine.ts'
+import { availableParallelism } from 'node:os'
+import { cpuSeconds, startApiProcess, stopApiProcess } from './api-bench/api-process.ts'
+import { loadNow, machineLines } from './api-bench/machine.ts'
 
 const KEY = 'replay-bench-key-0123456789'
 const CAPTURES = Number(process.env.REPLAY_BENCH_CAPTURES ?? 20_000)
@@ -24,6 +25,12 @@ const TARGET_PER_SECOND = 1000
 /** The ~1 KB body of item n, the same from live (stored) and from the candidate. */
 function item(n: number): string {
   return JSON.stringify({ id: n, name: `item ${n}`, price: n * 10, tags: Array.from({ length: 12 }, (_, i) => `tag-${i}`), text: 'x'.repeat(800) })
+}
+
+/** CPU seconds this process has used (the candidate runs here). */
+function benchCpuSeconds(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1e6
 }
 
 export async function runReplayBench(options: { printMachine?: boolean } = {}): Promise<void> {
@@ -46,6 +53,11 @@ export async function runReplayBench(options: { printMachine?: boolean } = {}): 
     })
     candidates.push(server)
     return `http://127.0.0.1:${server.port}`
+  }
+  // PostgreSQL's CPU for this database: the sum over its backends (they live as long as the API's pool).
+  const databaseCpuSeconds = async () => {
+    const pids = await database.db.sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`
+    return pids.reduce((sum, { pid }) => sum + (cpuSeconds(pid) || 0), 0)
   }
   const call = (method: string, path: string, body?: unknown) =>
     fetch(api.url + path, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
@@ -73,32 +85,38 @@ export async function runReplayBench(options: { printMachine?: boolean } = {}): 
     }
     console.log(`seeded ${CAPTURES} captures in ${((performance.now() - seeded) / 1000).toFixed(1)} s`)
     console.log('')
-    console.log('| concurrency | replayed | wall time | replayed/s | replay CPU | replay peak RSS | API CPU |')
-    console.log('|---|---|---|---|---|---|---|')
+    console.log('| concurrency | replayed | wall time | replayed/s | CPU ms per replayed request: replay + API + PostgreSQL + candidate | replay peak RSS |')
+    console.log('|---|---|---|---|---|---|')
     for (const concurrency of CONCURRENCY) {
-      const apiCpu = cpuSeconds(api.pid)
-      const started = performance.now()
+      const before = { api: cpuSeconds(api.pid), db: await databaseCpuSeconds(), bench: benchCpuSeconds() }
       const child = Bun.spawn(['bun', 'run', MAIN, 'replay', '--gate', gate, '--target', candidate(), '--concurrency', String(concurrency), '--progress-interval', '1h'], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_APP_API_URL: api.url, SVC_APP_API_KEY: KEY },
         stdout: 'pipe',
         stderr: 'pipe',
       })
-      let peak = 0
-      const timer = setInterval(() => (peak = Math.max(peak, memoryMb(child.pid).current || 0)), 100)
-      let cpu = 0
-      const cpuTimer = setInterval(() => (cpu = Math.max(cpu, cpuSeconds(child.pid) || 0)), 100)
+      const started = performance.now()
       const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-      clearInterval(timer)
-      clearInterval(cpuTimer)
       const wall = (performance.now() - started) / 1000
+      const usage = child.resourceUsage()!
+      const cpu = {
+        replay: Number(usage.cpuTime.total) / 1e6,
+        api: cpuSeconds(api.pid) - before.api,
+        db: (await databaseCpuSeconds()) - before.db,
+        candidate: benchCpuSeconds() - before.bench,
+      }
       // The replay's own rate line: captures over the time from its first request to its last answer stored.
       const rate = /replay: (\d+)\/\d+ done, (\d+) req\/s/.exec(out)
-      const replayed = /(\d+) replayed/.exec(out)?.[1] ?? '?'
-      if (!rate || replayed === '0') console.log(`replay output: ${err}${out}`)
+      const replayed = Number(/(\d+) replayed/.exec(out)?.[1] ?? 0)
+      if (!rate || replayed === 0) console.log(`replay output: ${err}${out}`)
       const perSecond = Number(rate?.[2] ?? 0)
+      const perRequest = (seconds: number) => ((seconds * 1000) / Math.max(1, replayed)).toFixed(2)
+      const total = cpu.replay + cpu.api + cpu.db + cpu.candidate
       console.log(
-        `| ${concurrency} | ${replayed} | ${wall.toFixed(1)} s | **${perSecond}**${perSecond >= TARGET_PER_SECOND ? '' : ' (below 1,000)'} | ${cpu.toFixed(1)} s | ${peak.toFixed(0)} MB | ${(cpuSeconds(api.pid) - apiCpu).toFixed(1)} s |`,
+        `| ${concurrency} | ${replayed} | ${wall.toFixed(1)} s | **${perSecond}**${perSecond >= TARGET_PER_SECOND ? '' : ' (below 1,000)'} | ` +
+          `${perRequest(cpu.replay)} + ${perRequest(cpu.api)} + ${perRequest(cpu.db)} + ${perRequest(cpu.candidate)} = ${perRequest(total)} | ${(usage.maxRSS / 1048576).toFixed(0)} MB |`,
       )
+      // What the machine's CPUs could carry if this work had them to itself.
+      console.log(`  at ${perRequest(total)} ms of CPU per request, ${availableParallelism()} CPUs carry ${Math.round((availableParallelism() * replayed) / total)} replayed requests/s; load ${loadNow()}`)
     }
   } finally {
     for (const server of candidates) server.stop(true)
