@@ -163,10 +163,14 @@ describe('hub smoke (Chromium, fake API): noise, suggestions, preview, re-diff',
     // The prefill left the URL: a reload shows the saved settings only.
     await page.waitForURL(new RegExp(`/gates/${gate.id}/settings$`))
 
+    const gateReads = () => stack.api.seen.filter((x) => x.method === 'GET' && x.path === `/gates/${gate.id}`).length
+    const readsBefore = gateReads()
     await page.locator('rediff-panel button.start').click()
     await page.locator('rediff-panel progress').waitFor()
     const job = [...stack.api.jobs.values()].at(-1)!
     await page.locator('rediff-panel .done').waitFor()
+    // Done: the page reads the gate again, for its stats.
+    await until(() => Promise.resolve(gateReads()), (n) => n === readsBefore + 1, 'the gate read again')
     expect(await page.locator('rediff-panel .done').textContent()).toContain(`Re-diffed ${job.total} captures`)
     expect(job.state).toBe('done')
     await page.locator('rediff-panel button.dismiss').click()

@@ -180,6 +180,7 @@ export class GatePage extends LitElement {
           .floor=${this._config.value?.retention}
           search=${this.search}
           @gate-saved=${this._onSaved}
+          @rediff-done=${() => this._gate.reload()}
         ></gate-settings>`
     }
   }

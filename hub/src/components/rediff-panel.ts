@@ -2,6 +2,7 @@ import { LitElement, css, html, nothing } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
 import type { ApiClient } from '../lib/api-client.ts'
 import { ApiError } from '../lib/api-error.ts'
+import { RediffDoneEvent } from '../lib/events.ts'
 import { formatCount, formatRate } from '../lib/format.ts'
 import { windowStart } from '../lib/insights-query.ts'
 import { JobPoller, isFinal, jobProgress } from '../lib/job-poller.ts'
@@ -68,11 +69,22 @@ export class RediffPanel extends LitElement {
   @state() private _actionError: unknown = undefined
   @state() private _dismissed = false
 
+  /** The job whose end was announced (RediffDoneEvent). */
+  private _announced: string | undefined
   private _poller = new JobPoller(this, (jobId, signal) => this.api!.getJob(this.gateId, jobId, signal))
 
   override connectedCallback(): void {
     super.connectedCallback()
     void this._resume()
+  }
+
+  override updated() {
+    // Said once per job, when it is first seen done: the page reads the gate's stats again.
+    const job = this._poller.job
+    if (job?.state === 'done' && this._announced !== job.id) {
+      this._announced = job.id
+      this.dispatchEvent(new RediffDoneEvent(job.id))
+    }
   }
 
   override willUpdate(changed: Map<PropertyKey, unknown>) {

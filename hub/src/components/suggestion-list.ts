@@ -44,13 +44,13 @@ export class SuggestionList extends LitElement {
       li:first-child {
         border-top: 0;
       }
-      .field {
+      .name {
         display: flex;
         align-items: center;
         gap: 8px;
         flex-wrap: wrap;
       }
-      .field code {
+      .name code {
         font-weight: 600;
         overflow-wrap: anywhere;
       }
@@ -98,7 +98,7 @@ export class SuggestionList extends LitElement {
     const reason = REASONS[s.reason] ?? { label: s.reason, title: '' }
     const id = `suggestion-${i}`
     return html`<li data-field=${s.field} data-reason=${s.reason}>
-      <div class="field">
+      <div class="name">
         <code id=${id}>${s.field}</code>
         <span class="badge ${s.reason}" title=${reason.title}>${reason.label}</span>
       </div>

@@ -100,6 +100,14 @@ export class IgnoreFieldsEvent extends Event {
   }
 }
 
+/** A re-diff job finished: the gate's stored diffs, and so its stats, changed. */
+export class RediffDoneEvent extends Event {
+  static readonly type = 'rediff-done'
+  constructor(readonly jobId: string) {
+    super(RediffDoneEvent.type, INIT)
+  }
+}
+
 /** A key was typed into the key prompt. */
 export class KeySubmitEvent extends Event {
   static readonly type = 'key-submit'
@@ -135,6 +143,7 @@ declare global {
     'window-change': WindowChangeEvent
     'diff-select': DiffSelectEvent
     'ignore-fields': IgnoreFieldsEvent
+    'rediff-done': RediffDoneEvent
     'key-submit': KeySubmitEvent
     retry: RetryEvent
     'change-key': ChangeKeyEvent
