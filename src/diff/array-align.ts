@@ -5,8 +5,8 @@ import { SKIPPED, type ComparedNode, type FilterStep } from './path-filter.ts'
 import { elementHash, hashWholeString, type ElementHashOptions } from './element-hash.ts'
 
 /**
- * In-order alignment of the differing middle of two arrays (DESIGN.md "Diff
- * semantics", sort_arrays=false): the longest common subsequence of element
+ * In-order alignment of the differing middle of two arrays (docs/diff.md "Arrays
+ * (sort_arrays = false)"): the longest common subsequence of element
  * hashes (element-hash.ts), then each gap between aligned elements paired
  * by pairGap.
  *

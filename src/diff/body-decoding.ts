@@ -1,7 +1,7 @@
 import zlib from 'node:zlib'
 
 /**
- * Decoding of a captured body for comparison (DESIGN.md "Proxy behaviour":
+ * Decoding of a captured body for comparison (docs/proxy.md "Forwarding":
  * the proxy forwards compressed bytes untouched and the comparison decodes
  * gzip/deflate/br itself). Content codings per RFC 9110 section 8.4.1; the
  * charset of text per the Content-Type parameter (section 8.3.2).

@@ -4,7 +4,7 @@ import { setOwn } from './own-property.ts'
 import { SKIPPED, type FilterStep, type PathFilter } from './path-filter.ts'
 
 /**
- * sort_arrays=true (DESIGN.md "Diff semantics"): every array on both sides
+ * sort_arrays=true (docs/diff.md "float_tolerance, sort_arrays"): every array on both sides
  * is sorted into one canonical order before comparison, nested arrays
  * included, so element order never produces a diff.
  *

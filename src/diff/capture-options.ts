@@ -5,9 +5,12 @@ import { Redaction } from './redaction.ts'
 
 /** How captures are compared and redacted: one gate's settings. */
 export interface CaptureOptions {
-  /** The gate's DiffConfig (SPEC.md "DiffConfig"). */
+  /** The gate's DiffConfig (docs/reference/api.md "Gate"). */
   diff: DiffConfig
-  /** Extra redacted fields, added to the four defaults (SPEC.md "Field redaction"). @default [] */
+  /**
+   * Extra redacted fields, added to the defaults (docs/diff.md "Redaction and
+   * what is stored"). @default []
+   */
   redactedFields: readonly string[]
   /**
    * Bodies above this many bytes, raw or decoded, are not diffed (their
@@ -33,8 +36,8 @@ export class CompiledCaptureOptions {
   /** @throws FieldPathError when a path does not follow the notation */
   constructor(readonly options: CaptureOptions) {
     this.redaction = new Redaction(options.redactedFields)
-    // Redacted fields are also excluded from diff computation (SPEC.md
-    // "Field redaction" rule 2).
+    // Redacted fields are also excluded from diff computation (docs/diff.md
+    // "ignored_fields, included_fields, redacted fields").
     this.diff = new CompiledDiffConfig(options.diff, this.redaction.fields)
     const maxBodyBytes =
       options.maxBodyBytes !== undefined && options.maxBodyBytes > 0 ? options.maxBodyBytes : 0

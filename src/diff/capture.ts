@@ -1,10 +1,13 @@
-/** Header name to every value received under it (SPEC.md "ResponsePayload"). */
+/**
+ * Header name to every value received under it (docs/reference/api.md "Capture
+ * (request)", Response).
+ */
 export type HeaderMap = Record<string, string[]>
 
 /**
  * One upstream response as captured. `status` 0 means the upstream failed
  * (timeout, refused connection, reset) and `body` holds the error text
- * (DESIGN.md "Diff semantics").
+ * (docs/diff.md "What is compared").
  */
 export interface CapturedResponse {
   status: number

@@ -7,7 +7,7 @@ import type { PatchOp } from './patch-op.ts'
 
 /**
  * The RFC 6902 patch from the live document to the shadow document under a
- * DiffConfig (DESIGN.md "Diff semantics"). An empty patch means a match.
+ * DiffConfig (docs/diff.md). An empty patch means a match.
  *
  * Documents are JSON values (as JSON.parse returns them), normally the
  * response document `{status, headers, body}` so that field paths such as

@@ -16,10 +16,9 @@ import type { PatchOp } from './patch-op.ts'
 import { SKIPPED } from './path-filter.ts'
 
 /**
- * Compares two captured responses (issue 2, `compare`): the document
- * `{status, headers, body}` of each (DESIGN.md "Diff semantics"). Redacted
- * fields are excluded; nothing is redacted for storage here (see
- * processCapture for that).
+ * Compares two captured responses: the document `{status, headers, body}` of
+ * each (docs/diff.md "What is compared"). Redacted fields are excluded; nothing
+ * is redacted for storage here (see processCapture for that).
  */
 export function compareResponses(
   live: CapturedResponse,
@@ -66,8 +65,8 @@ export function compareCaptured(
   let bodyOp: PatchOp | undefined
   if (bodyCompared) {
     if (liveBody.overLimit || shadowBody.overLimit) {
-      // Not diffed (issue 2: "a body above the configured max is not
-      // diffed"); still reported when the bytes differ.
+      // A body above the configured max is not diffed (docs/diff.md
+      // "Guards: size, depth, time"); still reported when the bytes differ.
       if (!bytesEqual(liveBody.raw, shadowBody.raw)) {
         bodyOp = {
           op: 'replace',
@@ -129,7 +128,10 @@ function shownText(body: MessageBody, json: unknown, compiled: CompiledCaptureOp
   return view.kind === 'json' ? stringifyJson(view.value) : body.comparisonText()
 }
 
-/** Status 0 marks a failed upstream; its body is the error text (DESIGN.md "Diff semantics"). */
+/**
+ * Status 0 marks a failed upstream; its body is the error text (docs/diff.md
+ * "What is compared").
+ */
 function upstreamFailure(live: CapturedResponse, shadow: CapturedResponse): string | undefined {
   if (live.status !== 0 && shadow.status !== 0) return undefined
   return failureCause(

@@ -17,7 +17,7 @@ export class CompiledDiffConfig {
   /**
    * @param config the gate's DiffConfig
    * @param alsoIgnored paths ignored on top of `config.ignored_fields`: the
-   *   redacted fields (SPEC.md "Field redaction" rule 2)
+   *   redacted fields, which are never compared (docs/diff.md)
    * @throws FieldPathError when a path does not follow the notation
    */
   constructor(

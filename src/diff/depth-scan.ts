@@ -3,7 +3,7 @@
  * about a microsecond per level of nesting (measured: a 2 MB body of
  * million-deep arrays took 1.7 s against ~7 ms for flat JSON of that size),
  * so a large, deeply nested body is scanned first and, past the bound,
- * never parsed: it is compared as text (issue 2, depth guard).
+ * never parsed: it is compared as text (docs/diff.md "Guards: size, depth, time").
  */
 
 /** Bodies from this size on are scanned before parsing; smaller ones parse in bounded time. */

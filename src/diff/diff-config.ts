@@ -1,12 +1,13 @@
 /**
- * The per-gate knobs that keep a comparison quiet (SPEC.md "DiffConfig").
+ * The per-gate knobs that keep a comparison quiet (docs/reference/api.md "Gate", DiffConfig).
  * All four fields are required once supplied; DEFAULT_DIFF_CONFIG is what a
  * new gate gets.
  */
 export interface DiffConfig {
   /**
    * Field paths excluded from comparison, in the dotted notation of
-   * DESIGN.md "Diff semantics" (`body.**.updated_at`, `headers.X-Trace`).
+   * docs/diff.md "ignored_fields, included_fields, redacted fields"
+   * (`body.**.updated_at`, `headers.X-Trace`).
    * @default []
    */
   ignored_fields: string[]
@@ -31,8 +32,8 @@ export interface DiffConfig {
 
 /** What a new gate gets: nothing ignored, everything included, exact numbers, arrays in order. */
 export const DEFAULT_DIFF_CONFIG: DiffConfig = Object.freeze({
-  // Frozen at runtime; typed as plain arrays so the shape matches SPEC.md's
-  // DiffConfig for the API's schemas.
+  // Frozen at runtime; typed as plain arrays so the shape matches the API's
+  // DiffConfig schema.
   ignored_fields: Object.freeze([]) as unknown as string[],
   included_fields: Object.freeze([]) as unknown as string[],
   float_tolerance: 0,

@@ -29,7 +29,7 @@ export class FieldMatcher {
 
   /**
    * The state after descending into `key`. `caseless` is set for header
-   * names (DESIGN.md "Diff semantics": header names match case-insensitively).
+   * names (docs/diff.md: header names match case-insensitively).
    */
   step(state: MatchState, key: string, caseless = false): MatchState {
     if (state.positions.length === 0) return state

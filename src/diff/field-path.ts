@@ -1,6 +1,7 @@
 /**
- * Field paths in the dotted, gjson-style notation of DESIGN.md "Diff
- * semantics", used by ignored_fields, included_fields and redacted_fields:
+ * Field paths in the dotted, gjson-style notation of docs/diff.md
+ * "ignored_fields, included_fields, redacted fields", used by ignored_fields,
+ * included_fields and redacted_fields:
  *
  * - segments are separated by `.`; a backslash makes the next character
  *   literal (`\.` is a dot inside a key, `\*` a star, `\\` a backslash);
@@ -9,7 +10,7 @@
  * - a segment `**` matches any depth, zero segments included
  *   (`body.**.updated_at` also names `body.updated_at`);
  * - the first segment is `status`, `headers` or `body`; header names
- *   match case-insensitively (SPEC.md "Field redaction" rule 5).
+ *   match case-insensitively, body keys do not.
  */
 
 import { globTokens, type GlobToken } from '../text/glob.ts'

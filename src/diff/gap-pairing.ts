@@ -1,9 +1,9 @@
 /**
  * Pairing inside one gap of the array alignment: a stretch of live elements
  * and a stretch of shadow elements between two aligned elements, none of
- * them equal. DESIGN.md "Diff semantics": unaligned elements at the same gap
- * are diffed recursively (objects with objects, arrays with arrays),
- * otherwise replaced, removed or added.
+ * them equal. Unaligned elements at the same gap are diffed recursively
+ * (objects with objects, arrays with arrays), otherwise replaced, removed or
+ * added (docs/diff.md "Arrays (sort_arrays = false)").
  *
  * As many elements as possible are paired (a pair costs fewer operations
  * than a remove and an add). When the stretches differ in length, which

@@ -3,7 +3,7 @@ import { setOwn } from './own-property.ts'
 
 /**
  * Headers that differ between any two responses and say nothing about the
- * service (DESIGN.md "Diff semantics"), in canonical form.
+ * service (docs/diff.md "What is compared"), in canonical form.
  */
 export const VOLATILE_HEADERS = [
   'Date',
@@ -44,7 +44,7 @@ const MAX_CACHED_NAMES = 1024
 
 /**
  * The canonical form of a header name, as Go's CanonicalMIMEHeaderKey
- * writes it (DESIGN.md uses that form: `Etag`, `X-Request-Id`): the first
+ * writes it (docs/diff.md uses that form: `Etag`, `X-Request-Id`): the first
  * letter and every letter after a hyphen upper case, the rest lower case. A
  * name with a character outside RFC 9110's token set is left unchanged.
  */

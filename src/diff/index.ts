@@ -1,4 +1,4 @@
-// The diff engine and redaction (issue 2): pure code, no I/O.
+// The diff engine and redaction (docs/diff.md): pure code, no I/O.
 
 export type { HeaderMap, CapturedRequest, CapturedResponse } from './capture.ts'
 export { DEFAULT_DIFF_CONFIG, type DiffConfig } from './diff-config.ts'

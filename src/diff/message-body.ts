@@ -19,7 +19,7 @@ export interface BodyLimits {
  * One captured body, read lazily and at most once: decoded (content
  * coding, then charset), then parsed as JSON, each step only when a caller
  * needs it. The comparison and the redaction share the same parse, so a
- * capture's bodies are parsed once each (issue 2: "parses each body once").
+ * capture's bodies are parsed once each (docs/diff.md "Redaction and what is stored").
  */
 export class MessageBody {
   private _decoded: Uint8Array | null | undefined
@@ -95,7 +95,7 @@ export class MessageBody {
         try {
           this._json = JSON.parse(text)
         } catch {
-          // Not JSON: compared as text (DESIGN.md "Diff semantics").
+          // Not JSON: compared as text (docs/diff.md "What is compared").
         }
       }
     }

@@ -1,6 +1,6 @@
 /**
  * One operation of the RFC 6902 JSON Patch that turns the live document into
- * the shadow document (SPEC.md "DiffPayload and PatchOp").
+ * the shadow document (docs/diff.md "Patch format").
  *
  * - `add`: the location exists only in shadow; `value` is the shadow value.
  * - `remove`: the location exists only in live; no `value`.

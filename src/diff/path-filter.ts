@@ -2,10 +2,10 @@ import { FieldMatcher, type MatchState } from './field-matcher.ts'
 import type { FieldPath } from './field-path.ts'
 
 /**
- * Which parts of a document are compared (DESIGN.md "Diff semantics"):
- * included_fields first (when non-empty, only those paths and their
- * descendants), then ignored_fields removed from what is left. Redacted
- * fields join the ignored set (SPEC.md "Field redaction" rule 2).
+ * Which parts of a document are compared (docs/diff.md "ignored_fields,
+ * included_fields, redacted fields"): included_fields first (when non-empty,
+ * only those paths and their descendants), then ignored_fields removed from
+ * what is left. Redacted fields join the ignored set: they are never compared.
  *
  * A walk carries one FilterStep per visited node:
  * - `undefined` (free): everything below is compared, no more matching;

@@ -27,7 +27,7 @@ export interface ProcessedCapture extends CaptureInput {
  * The hot path of every shadowed request, on the API (API mode) and in the
  * proxy and module (standalone mode): one pass that parses each body at
  * most once, redacts the request and both responses (headers and JSON
- * bodies, SPEC.md "Field redaction"), and compares the redacted responses.
+ * bodies), and compares the redacted responses.
  *
  * Storage (docs/diff.md): a body is returned as it came unless redaction
  * changed it; then it is the redacted JSON as UTF-8 text, no longer
@@ -101,7 +101,7 @@ function redactMessage<T extends { headers: HeaderMap; body: Uint8Array }>(
   }
   const parsed = body.json()
   if (parsed === NOT_JSON) {
-    // Non-JSON bodies are stored as they are (DESIGN.md "Redaction"),
+    // Non-JSON bodies are stored as they are (docs/diff.md),
     // unless they are JSON after all or cannot be told from it (fail
     // closed: secrets never survive; unparsed-body.ts).
     const view = unparsedBodyView(body, redaction)

@@ -7,7 +7,7 @@ import { setOwn } from './own-property.ts'
 /**
  * What of a value an operation may carry: an added, removed or replacing
  * value keeps only its compared parts, so ignored and not-included fields
- * (and redacted ones, SPEC.md "Field redaction" rule 2) never appear in a
+ * (and redacted ones, which are never compared) never appear in a
  * patch, neither as paths nor inside values.
  */
 

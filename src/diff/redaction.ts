@@ -6,24 +6,24 @@ import { setOwn } from './own-property.ts'
 import type { PatchOp } from './patch-op.ts'
 import { parsePointer } from './pointer.ts'
 
-/** The literal every redacted value becomes (SPEC.md "Field redaction" rule 1). */
+/** The literal every redacted value becomes (docs/diff.md "Redaction and what is stored"). */
 export const REDACTED = '[REDACTED]'
 
-/** Always redacted, whatever a gate adds (SPEC.md "Field redaction" rules 3 and 4). */
+/** Always redacted, whatever a gate adds (docs/diff.md "Redaction and what is stored"). */
 export const DEFAULT_REDACTED_FIELDS = [
   'headers.Authorization',
   'headers.Cookie',
   'headers.Set-Cookie',
   'headers.X-Api-Key',
-  // Not in SPEC.md's four: a credential all the same. Our proxy drops it
-  // (hop-by-hop), but any client may submit captures.
+  // Beyond the four usual credential headers, a credential all the same.
+  // Our proxy drops it (hop-by-hop), but any client may submit captures.
   'headers.Proxy-Authorization',
 ] as const
 
 /**
  * Redaction paths compiled once: the defaults plus a gate's or the
  * configuration's extra fields, in the notation of ignored_fields
- * (DESIGN.md "Redaction"). Header names match case-insensitively.
+ * (docs/diff.md "Redaction and what is stored"). Header names match case-insensitively.
  */
 export class Redaction {
   /** Every redacted path, defaults first. */
@@ -94,10 +94,10 @@ export class Redaction {
   /**
    * A diff submitted with a capture (createRequest's `diff`), made fit to
    * store: an operation at or under a redacted field is dropped, as redacted
-   * fields are no part of a diff (SPEC.md "Field redaction" rule 2), and a
-   * value that holds a redacted field further down has it replaced (rule
-   * 1). Paths are RFC 6901 pointers into `{status, headers, body}`; header
-   * names match case-insensitively. Never modifies its input.
+   * fields are no part of a diff, and a value that holds a redacted field
+   * further down has it replaced by REDACTED. Paths are RFC 6901 pointers into
+   * `{status, headers, body}`; header names match case-insensitively. Never
+   * modifies its input.
    *
    * @throws SyntaxError when a path is not a JSON Pointer
    */

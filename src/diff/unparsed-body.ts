@@ -14,10 +14,10 @@ export type UnparsedBodyView =
 const views = new WeakMap<MessageBody, UnparsedBodyView>()
 
 /**
- * A body whose json() is NOT_JSON, when body fields are redacted. DESIGN.md
- * "Redaction" stores non-JSON bodies as they are, but a body meant as JSON
- * must not keep its secrets because it could not be read strictly (fail
- * closed, SPEC.md "Field redaction"):
+ * A body whose json() is NOT_JSON, when body fields are redacted. Non-JSON
+ * bodies are stored as they are (docs/diff.md "Redaction and what is
+ * stored"), but a body meant as JSON must not keep its secrets because it
+ * could not be read strictly (fail closed):
  *
  * - the whole body is a redacted field, or it was too deeply nested or too
  *   large to decode and scan: `[REDACTED]`;
