@@ -79,6 +79,8 @@ describe('hub smoke (Chromium, fake API): noise, suggestions, preview, re-diff',
     // The preview is the fake API's own count for that config.
     const expected = previewOf(stack.api.data.requests.get(gate.id)!, gate, { ...gate.diff_config, ignored_fields: [...saved, 'body.shipping.eta_days'] }, Date.now() - 86_400_000, 1000)
     await until(headline, (t) => t.includes(`silence ${expected.silenced} of ${expected.diffs_before} diffs and surface ${expected.surfaced}`), 'the preview')
+    // The sentence alone is announced.
+    expect(await text('diff-preview span[role=status]')).toBe(await headline())
     // Nothing is saved before Save.
     expect(gate.diff_config.ignored_fields).toEqual(saved)
     expect(await page.locator('diff-config-form button[type=reset]').isEnabled()).toBe(true)

@@ -110,7 +110,19 @@ export class DiffPreview extends LitElement {
   @property({ attribute: false }) error: unknown
 
   override render() {
-    return html`<div role="status" aria-live="polite" aria-busy=${this.pending ? 'true' : 'false'}>${this._body()}</div>`
+    // Only a sentence is announced, not the table and links around it.
+    return html`<span class="visually-hidden" role="status">${this._announcement()}</span>
+      <div aria-busy=${this.pending ? 'true' : 'false'}>${this._body()}</div>`
+  }
+
+  private _announcement(): string {
+    if (this.stage !== 'ready') return ''
+    if (this.error !== undefined) return 'The preview failed.'
+    if (this.busy) return 'Another preview of this gate is running; trying again shortly.'
+    const p = this.preview
+    if (!p || this.stale) return 'Previewing…'
+    if (p.examined === 0) return 'No stored capture in the last 24 hours to try this on.'
+    return `This change would silence ${formatCount(p.silenced)} of ${formatCount(p.diffs_before)} diffs and surface ${formatCount(p.surfaced)}.`
   }
 
   private _body() {
