@@ -1,6 +1,6 @@
 /**
- * The proxy's admin server on SVC_APP_ADMIN_PORT (SPEC.md "Infrastructure":
- * "The proxy offers the same three paths on its admin port"): health and
+ * The proxy's admin server on SVC_APP_ADMIN_PORT (docs/proxy.md "Admin server":
+ * the same three paths as the API's unauthenticated ones): health and
  * metrics, on a listener of their own so that proxied traffic never
  * reaches them and they never shadow anything.
  */
@@ -11,7 +11,7 @@ export const READINESS_STATES = ['starting', 'ready', 'stopping'] as const
 export type ReadinessState = (typeof READINESS_STATES)[number]
 
 /**
- * SPEC.md "States and transitions": `/health/ready` answers 200 when the
+ * docs/proxy.md "Admin server": `/health/ready` answers 200 when the
  * proxy is ready and 503 during startup (in API mode, until the gate is
  * fetched) or shutdown.
  */

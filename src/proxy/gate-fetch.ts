@@ -1,6 +1,6 @@
 /**
- * API mode startup (SPEC.md "Proxy, API mode": "The proxy fetches the
- * gate's live and shadow URLs from the API at startup"): GET /gates/{id},
+ * API mode startup (docs/proxy.md "API mode": the proxy fetches the
+ * gate's live and shadow URLs from the API at startup): GET /gates/{id},
  * retried within SVC_APP_API_TIMEOUT. A refusal fails startup with one line
  * naming the variable at fault, like every configuration error.
  */

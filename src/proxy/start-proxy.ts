@@ -1,5 +1,5 @@
 /**
- * `bun run proxy` (DESIGN.md "One entry, one flag"): the proxy on
+ * `bun run proxy` (docs/architecture.md: one entry, one flag): the proxy on
  * SVC_APP_PORT and its admin server on SVC_APP_ADMIN_PORT, in standalone or
  * API mode, with a graceful shutdown on SIGTERM/SIGINT.
  */
@@ -226,7 +226,8 @@ async function apiModeWiring(config: ProxyConfig, mode: ApiModeConfig, deps: Api
   const breaker = new CircuitBreaker(mode.breaker)
   metrics.watchBreaker(breaker)
   breaker.onStateChange((state, previous) => {
-    // DESIGN.md: while open, captures are "dropped, counted and logged (not per request)".
+    // While open, captures are dropped, counted and logged once, not per
+    // request (docs/proxy.md "API mode").
     const attrs = { state, previous, delay_ms: mode.breaker.delayMs }
     if (state === 'open') logger.warn('API circuit breaker open: captures are dropped until the API answers', attrs)
     else logger.info('API circuit breaker state changed', attrs)

@@ -1,7 +1,7 @@
 /**
  * The background comparisons in flight, so that shutdown can wait for them
- * within a bound and then abort the rest (DESIGN.md "Proxy behaviour":
- * "background comparisons and reports get a bounded drain").
+ * within a bound and then abort the rest (docs/proxy.md "Shutdown":
+ * background comparisons and reports get a bounded drain).
  */
 import { within } from '../../async/within.ts'
 

@@ -2,7 +2,7 @@
  * Stage 3, forward shadow: the same request to the shadow, at the same
  * time as live's, its response read whole within the shadow's body bound
  * and the budget. A shadow that fails (a body over the bound included:
- * `too_large`) is a failed side, compared (DESIGN.md "Diff semantics");
+ * `too_large`) is a failed side, compared (docs/proxy.md "A hostile shadow");
  * one that refused a connection within the refusal window is not tried.
  */
 import { DrainAbortReason } from './background-tasks.ts'

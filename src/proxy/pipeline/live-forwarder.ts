@@ -1,6 +1,6 @@
 /**
  * The live side: send within SVC_APP_LIVE_TIMEOUT, and hand live's response
- * to the client untouched and streamed (DESIGN.md "Proxy behaviour"), or a
+ * to the client untouched and streamed (docs/proxy.md "Forwarding"), or a
  * 504/502 Problem when live gives none.
  *
  * The timeout bounds the wait for live's response headers (the wait for a

@@ -1,6 +1,6 @@
 /**
  * How live's response ended, as the background comparison sees it, and
- * what of it goes into the capture (DESIGN.md "Diff semantics": a live that
+ * what of it goes into the capture (docs/diff.md "What is compared": a live that
  * gave no response, or broke off mid-body, is a failed side; a body over
  * the bound is not compared).
  */

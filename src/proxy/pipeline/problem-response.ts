@@ -1,7 +1,7 @@
 /**
- * The proxy's own answers when live gives none (issue 4: "504 Problem to
- * the client on expiry, 502 on a refused connection"), as RFC 7807 Problem
- * documents in the shape of SPEC.md "Errors". `instance` is for 4xx only,
+ * The proxy's own answers when live gives none (504 on expiry of the live
+ * timeout, 502 on a refused connection), as RFC 7807 Problem documents in
+ * the shape of docs/reference/api.md "Problems". `instance` is for 4xx only,
  * so these 5xx carry none.
  */
 import type { Problem } from '../../errors/problem.ts'

@@ -1,6 +1,6 @@
 /**
- * The metrics of the shadowing core (SPEC.md "Metrics", plus the skip
- * counter of issue 4), registered once on a component's registry.
+ * The metrics of the shadowing core (docs/reference/metrics.md
+ * "Metrics", the skip counter included), registered once on a component's registry.
  */
 import {
   createComparisonMetrics,

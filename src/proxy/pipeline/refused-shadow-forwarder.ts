@@ -2,15 +2,15 @@
  * A request that arrives while the shadow is known to be down: it refused
  * a connection within the refusal window (`refusal-window.ts`), so no
  * shadow request is attempted and the comparison is an `error` with shadow
- * status 0 whatever live answers (DESIGN.md "Diff semantics"). When the
+ * status 0 whatever live answers (docs/proxy.md "Forwarding"). When the
  * sink can take such an error from the statuses and the cause alone
  * (`CaptureSink.shadowNotAttempted`: the diff-log sink of standalone mode
  * and the module), nothing about live's response is worth keeping but its
  * status. So live is forwarded exactly as an unshadowed request is (no copy
  * of its body or headers, no background task, no capture) and the sink is
- * told as soon as live's headers are in. Issue 4 asks that a shadow that is
- * down leaves the client's p50 and p99 within 10 % of no shadowing; every
- * microsecond spent here counts against that (docs/proxy.md).
+ * told as soon as live's headers are in. A shadow that is down should leave
+ * the client's p50 and p99 within 10 % of no shadowing; every microsecond
+ * spent here counts against that (docs/proxy.md "Benchmark").
  *
  * What stays as on the full path: the request is compared exactly once
  * (`svc_responses_compared_total{result="error"}`), with the same cause

@@ -1,7 +1,7 @@
 /**
  * The shadowing core, shared by the proxy server and the `svc_gate` module
- * (DESIGN.md "Web-server module": "one implementation of forwarding, rules,
- * sampling, diff, redaction"). `createShadowHandler(settings, deps)` gives a
+ * (docs/proxy.md "Reusing the core": one implementation of forwarding,
+ * rules, sampling, diff, redaction). `createShadowHandler(settings, deps)` gives a
  * fetch-style handler:
  *
  * - Live and shadow are sent at the same time; the client gets live's
@@ -157,7 +157,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const { shadowTimeoutMs } = settings
 
   const logUnexpected = (error: unknown) => logger.error('background comparison failed unexpectedly', { error })
-  // While the shadow is known to be down (DESIGN.md "Diff semantics": an
+  // While the shadow is known to be down (docs/proxy.md "Forwarding": an
   // error whatever live sends), a sink that takes an error from the statuses
   // and the cause alone gets it without anything of live's response kept.
   const forwardRefused =

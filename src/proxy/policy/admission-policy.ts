@@ -1,8 +1,8 @@
 /**
  * Whether one request is shadowed, decided before anything is read or sent,
  * cheapest test first. Every "no" names its reason for
- * `svc_comparisons_skipped_total` (issue 4: "every request that is not
- * compared is counted by reason").
+ * `svc_comparisons_skipped_total` (docs/proxy.md "Nothing is lost
+ * silently": every request that is not compared is counted by reason).
  *
  * Order: the rules first (deterministic, so `denied_by_rule` counts are
  * stable whatever the rate), then sampling among the requests the rules

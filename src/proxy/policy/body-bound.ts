@@ -1,7 +1,7 @@
 /**
  * The body bound, SVC_APP_MAX_BODY_SIZE (the module's `max_body_size`):
- * bodies above it are forwarded but not shadowed or compared (DESIGN.md
- * "Proxy behaviour"). 0 means unlimited.
+ * bodies above it are forwarded but not shadowed or compared (docs/proxy.md
+ * "Forwarding"). 0 means unlimited.
  */
 
 /** `true` when `length` bytes exceed `maxBytes` (0: never). */

@@ -1,7 +1,6 @@
 /**
- * The proxy's circuit breaker around API calls (SPEC.md "States and
- * transitions"; hand-rolled per DESIGN.md "Stack"). The SPEC gives three
- * moves, implemented exactly:
+ * The proxy's circuit breaker around API calls (docs/proxy.md "API mode";
+ * hand-rolled, no dependency). Three moves:
  *
  * | state     | trigger           | condition                                | next      |
  * |-----------|-------------------|------------------------------------------|-----------|
@@ -9,7 +8,7 @@
  * | open      | time passes       | the delay has elapsed                    | half-open |
  * | half-open | API call succeeds | successes reach the threshold            | closed    |
  *
- * What the SPEC leaves open, decided here:
+ * Decided here as well:
  * - A failure in half-open reopens the breaker and restarts the delay (the
  *   usual breaker: the API is evidently not back yet).
  * - A success in closed resets the count of consecutive failures.

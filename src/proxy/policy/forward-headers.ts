@@ -1,5 +1,5 @@
 /**
- * Headers on the way through the proxy (DESIGN.md "Proxy behaviour"):
+ * Headers on the way through the proxy (docs/proxy.md "Forwarding"):
  * hop-by-hop fields are dropped in both directions, both upstreams get the
  * standard X-Forwarded-* fields, and only the shadow (and the noise
  * check's repeat to live) gets `X-Svc-Mode`, so a client's own
@@ -28,7 +28,10 @@ export const HOP_BY_HOP_HEADERS = [
   'proxy-authorization',
 ] as const
 
-/** SPEC.md "Field redaction" rule 6: added to shadow requests only; its name is fixed. */
+/**
+ * Added to shadow requests only, never redacted; its name is fixed
+ * (docs/proxy.md "Forwarding").
+ */
 export const SHADOW_MODE_HEADER = 'x-svc-mode'
 export const SHADOW_MODE_VALUE = 'shadow'
 /** The same header on the noise check's second request to live, so that live can tell it apart (docs/proxy.md "Noise check"). */
@@ -89,7 +92,7 @@ export function dropHopByHop(headers: Headers): void {
  * fetch sets the upstream's own; the original is in X-Forwarded-Host.
  *
  * - `X-Svc-Mode` from the client is dropped: only the proxy says a request
- *   is a shadow one (SPEC.md "Field redaction" rule 6), and a live service
+ *   is a shadow one (docs/proxy.md "Forwarding"), and a live service
  *   that honours the header could otherwise be told to skip side effects.
  * - X-Forwarded-For is appended to, whoever the peer is (the de facto
  *   convention: "client, proxy1, ..."): the right-most entry is always the

@@ -1,6 +1,6 @@
 /**
- * Path patterns of the shadow rules (SPEC.md "Shadow matching rules",
- * wildcard table). A pattern is compiled once, at startup, into the cheapest
+ * Path patterns of the shadow rules (docs/proxy.md "Which requests are
+ * shadowed", the wildcard table). A pattern is compiled once, at startup, into the cheapest
  * test that implements its row of the table: plain string comparisons for
  * the four anchored forms, a glob walk for the segment form.
  *
@@ -11,7 +11,7 @@
 
 import { globMatches, globTokens } from '../../text/glob.ts'
 
-/** The rows of the SPEC's wildcard table, plus a pattern without any `*`. */
+/** The rows of the wildcard table (docs/proxy.md), plus a pattern without any `*`. */
 export const PATH_PATTERN_KINDS = [
   'any',
   'exact',
@@ -27,9 +27,9 @@ export interface PathPattern {
   readonly source: string
   readonly kind: PathPatternKind
   /**
-   * True when the pattern contains `//`: SPEC.md says doubled slashes in the
-   * request path are merged first "unless the pattern itself contains `//`",
-   * so such a pattern is tested against the path as received.
+   * True when the pattern contains `//`: doubled slashes in the request
+   * path are merged first unless the pattern itself contains `//`, so such a
+   * pattern is tested against the path as received.
    */
   readonly keepsDoubledSlashes: boolean
   /** Tests a request path that is already lower-cased (and merged, unless `keepsDoubledSlashes`). */
@@ -147,7 +147,7 @@ export function decodeUnreserved(path: string): string {
   })
 }
 
-/** Merges runs of `/` into one (SPEC.md: "Doubled slashes in the request path are merged first"). */
+/** Merges runs of `/` into one: doubled slashes in a request path are merged before matching. */
 export function mergeSlashes(path: string): string {
   return path.includes('//') ? path.replace(/\/{2,}/g, '/') : path
 }

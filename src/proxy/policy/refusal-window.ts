@@ -8,7 +8,7 @@
  * fail_timeout=10s` by default).
  *
  * Those requests are still compared, as errors with shadow status 0
- * (DESIGN.md "Diff semantics"), their cause saying that no connection was
+ * (docs/proxy.md "Forwarding", a shadow that is down), their cause saying that no connection was
  * attempted. Only refusals open the window: a timeout is already bounded by
  * SVC_APP_SHADOW_TIMEOUT and the callbacks bound, a reset may be one bad
  * connection.

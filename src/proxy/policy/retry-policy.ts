@@ -1,7 +1,7 @@
 /**
- * When and how long the API client waits before trying again (SPEC.md
- * "Proxy, API mode": SVC_APP_MAX_RETRIES, SVC_APP_RETRY_DELAY "doubles on
- * each attempt", all within SVC_APP_API_TIMEOUT). Pure: the caller owns
+ * When and how long the API client waits before trying again (docs/proxy.md
+ * "API mode": SVC_APP_MAX_RETRIES, SVC_APP_RETRY_DELAY doubled on each
+ * attempt, all within SVC_APP_API_TIMEOUT). Pure: the caller owns
  * the clock and the sleeping.
  */
 
@@ -60,7 +60,10 @@ export function isCaptureRejected(body: string): boolean {
   }
 }
 
-/** Whether an answer of this kind asks for another attempt (DESIGN.md "Proxy behaviour": never on other 4xx). */
+/**
+ * Whether an answer of this kind asks for another attempt (docs/proxy.md "Which
+ * answers count against the API": never on other 4xx).
+ */
 export function isRetryableAnswer(kind: ApiAnswerKind): boolean {
   return kind === 'throttled' || kind === 'unavailable'
 }

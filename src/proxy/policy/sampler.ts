@@ -1,6 +1,7 @@
 /**
- * Sampling (SPEC.md "Proxy, common", SVC_APP_SAMPLING_RATE: "Fraction of
- * traffic shadowed, 0.0 to 1.0"). Each request is decided independently.
+ * Sampling (SVC_APP_SAMPLING_RATE: the fraction of eligible requests shadowed,
+ * 0 to 1; docs/proxy.md "Which requests are shadowed"). Each request is decided
+ * independently.
  */
 
 /** A source of uniform random numbers in [0, 1), like `Math.random`. */

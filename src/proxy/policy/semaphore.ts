@@ -1,7 +1,8 @@
 /**
  * A counting semaphore: at most `limit` holders at a time, waiters served in
- * arrival order. `limit` 0 means unbounded (SPEC.md uses 0 for "no limit" in
- * SVC_APP_MAX_CONCURRENT_CALLBACKS and SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST).
+ * arrival order. `limit` 0 means unbounded (as 0 does for
+ * SVC_APP_MAX_CONCURRENT_CALLBACKS and SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST,
+ * docs/reference/configuration.md "Common").
  * Pure bookkeeping: no timers; a waiter gives up through its AbortSignal.
  */
 

@@ -1,11 +1,11 @@
 /**
- * Shadow rules (SPEC.md "Shadow matching rules"): which requests are sent to
- * the shadow as well as to live. The rule text (`SVC_APP_SHADOW_RULES`, the
+ * Shadow rules (docs/proxy.md "Which requests are shadowed"): which requests
+ * are sent to the shadow as well as to live. The rule text (`SVC_APP_SHADOW_RULES`, the
  * module's `shadow_rules`) is parsed and compiled once at startup; deciding
  * a request is then a loop of string comparisons that allocates nothing but
  * the lower-cased (and, when needed, slash-merged) path.
  *
- * Decisions this file makes where the SPEC is silent:
+ * Decisions this file makes beyond the rule syntax:
  * - The list is split on `,`, so a pattern cannot contain a comma. Spaces
  *   around entries are ignored; an empty entry (`a,,b`, a trailing comma)
  *   is an error, as is any entry that is not exactly `ACTION METHOD:path`.
@@ -23,8 +23,8 @@
  * - A pattern must start with `/` or `*`; one that does not could never
  *   match a request path and is rejected rather than guessed at.
  * - The base rules deny every method but GET, HEAD and OPTIONS, not only
- *   the four that evaluation rule 3 names (see `BASE_SHADOW_RULES`), so no
- *   request is left unmatched and evaluation rule 2 never applies.
+ *   POST, PUT, DELETE and PATCH (see `BASE_SHADOW_RULES`), so no request is
+ *   left unmatched by the rules.
  * - TRACE is shadowed only by a rule that names it: an `allow` rule with
  *   method `*` does not match it (a `deny` rule with `*` does).
  */
@@ -44,13 +44,12 @@ export const RULE_SOURCES = ['user', 'base'] as const
 export type RuleSource = (typeof RULE_SOURCES)[number]
 
 /**
- * The base rules, always appended after the user's (SPEC.md evaluation
- * rules 3 and 4): they cannot be dropped, only overridden by an earlier
- * user rule. Rule 3 lists POST, PUT, DELETE and PATCH, and ends "So by
- * default only GET, HEAD and OPTIONS are shadowed"; that summary is what is
- * implemented, because denying four methods by name would shadow every
- * other one with side effects (WebDAV's MOVE, LOCK and PROPPATCH, PURGE,
- * CONNECT) and TRACE. The last entry matches every request, so it decides
+ * The base rules, always appended after the user's: they cannot be
+ * dropped, only overridden by an earlier user rule. By default only GET,
+ * HEAD and OPTIONS are shadowed: every other method is denied, not only
+ * POST, PUT, DELETE and PATCH, because denying four methods by name would
+ * shadow every other one with side effects (WebDAV's MOVE, LOCK and
+ * PROPPATCH, PURGE, CONNECT) and TRACE. The last entry matches every request, so it decides
  * whatever no earlier rule did (docs/proxy.md "Which requests are shadowed").
  */
 export const BASE_SHADOW_RULES = 'allow GET:*,allow HEAD:*,allow OPTIONS:*,deny *:*'

@@ -1,7 +1,8 @@
 /**
  * The settings of the shadowing core (`createShadowHandler`), shared by the
  * proxy (from SVC_APP_* variables) and the `svc_gate` module (from its
- * directive block): SPEC.md "Proxy, common" and "Web-server module".
+ * directive block): docs/reference/configuration.md "Common" and "Module: the
+ * `svc_gate` block and options".
  */
 import type { DiffConfig } from '../../diff/diff-config.ts'
 import type { CidrSet } from '../../net/cidr.ts'
@@ -82,7 +83,7 @@ export interface ShadowSettings {
    */
   readonly maxBytesInFlight?: number
   readonly httpClient: HttpClientSettings
-  /** Redacted on top of the defaults (SPEC.md "Field redaction"). */
+  /** Redacted on top of the defaults (docs/diff.md "Redaction and what is stored"). */
   readonly redactedFields: readonly string[]
   /**
    * Peers whose X-Forwarded-Host and X-Forwarded-Proto are passed on

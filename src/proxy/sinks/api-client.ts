@@ -2,7 +2,7 @@
  * Calls to the API (API mode): bearer key, retries with a doubling delay
  * within one overall deadline on network errors, 5xx, 429 and 503
  * (Retry-After honoured), never on other 4xx; every attempt goes through
- * the circuit breaker (DESIGN.md "Proxy behaviour"). Which answers count
+ * the circuit breaker (docs/proxy.md "API mode"). Which answers count
  * against the API is `classifyApiAnswer`'s table (`retry-policy.ts`).
  */
 import { BreakerOpenError, type CircuitBreaker } from '../policy/circuit-breaker.ts'

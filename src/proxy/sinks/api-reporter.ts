@@ -1,6 +1,6 @@
 /**
  * API mode's sink: each capture is POSTed to /gates/{id}/requests as
- * SPEC.md's createRequest body, without `diff` (the API computes it), the
+ * createRequest's body (docs/reference/api.md), without `diff` (the API computes it), the
  * capture's id (the proxy's own, fresh for each capture) both as body `id`
  * and as X-Request-ID. Bodies are base64, as
  * received (compressed stays compressed: the API decodes its own copy).
@@ -80,7 +80,10 @@ function problemSummary(text: string): { type?: string; detail: string } {
   }
 }
 
-/** The createRequest body (SPEC.md "createRequest"), `raw_query` omitted when empty, `live_repeat_response` when there was no repeat. */
+/**
+ * The createRequest body (docs/reference/api.md "createRequest"), `raw_query`
+ * omitted when empty, `live_repeat_response` when there was no repeat.
+ */
 export function createRequestPayload(capture: Capture, redactHeaders: (headers: HeaderMap) => HeaderMap = (h) => h) {
   return {
     id: capture.id,

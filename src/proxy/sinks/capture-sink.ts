@@ -1,8 +1,8 @@
 /**
  * What the pipeline hands to a sink (`diff-log-sink.ts`, `api-reporter.ts`)
  * and what it gets back. A capture is one shadowed exchange: the request
- * as sent upstream and both responses, with the timings SPEC.md's
- * createRequest asks for. Bodies are the exact bytes (compressed stays
+ * as sent upstream and both responses, with the timings createRequest
+ * asks for (docs/reference/api.md "createRequest"). Bodies are the exact bytes (compressed stays
  * compressed); the diff decodes its own copy.
  */
 import type { HeaderMap } from '../../diff/index.ts'
@@ -12,7 +12,7 @@ export interface CapturedExchange {
   /** HTTP status; 0 when the upstream failed (timeout, refused, reset). */
   readonly status: number
   readonly headers: HeaderMap
-  /** The body bytes, or the error text when `status` is 0 (DESIGN.md "Diff semantics"). */
+  /** The body bytes, or the error text when `status` is 0 (docs/diff.md "What is compared"). */
   readonly body: Uint8Array
   /** From sending the request to the end of the response body. */
   readonly latencyMs: number
@@ -47,7 +47,7 @@ export interface Capture {
 /**
  * What became of a capture handed to a sink. Every request the proxy
  * receives ends as exactly one of these or as a skip, so that compared +
- * reported + skipped = received (issue 4, "Nothing is lost silently").
+ * reported + skipped = received (docs/proxy.md "Nothing is lost silently").
  */
 export type SinkOutcome =
   | { readonly kind: 'compared'; readonly result: ComparisonResult }
@@ -58,7 +58,7 @@ export type SinkOutcome =
  * A request that arrived while the shadow was known to be down (it refused
  * a connection within the refusal window, `refusal-window.ts`): no shadow
  * request was sent, so the comparison is an `error` whatever live answered
- * (DESIGN.md "Diff semantics").
+ * (docs/proxy.md "Forwarding", a shadow that is down).
  */
 export interface ShadowNotAttempted {
   readonly id: string

@@ -1,10 +1,10 @@
 /**
- * Standalone mode and the module (SPEC.md "What the service does": the
- * proxy "computes the diff itself"): each capture is redacted and compared
+ * Standalone mode and the module (docs/proxy.md "Standalone comparison
+ * and its log": the proxy computes the diff itself): each capture is redacted and compared
  * here, counted in `svc_responses_compared_total`, and a diff is logged as
  * `response diff detected` with `request.id`, `request.method`,
  * `request.path`, `live_status`, `shadow_status` and the formatted `diff`
- * (SPEC.md "Events"), plus the client's own X-Request-ID when it sent one
+ * (docs/reference/metrics.md "Log records"), plus the client's own X-Request-ID when it sent one
  * (`request.id` is the capture's id, docs/proxy.md), and the capture's
  * `endpoint` (`GET /v2/products/{id}`) and `signature` id, as the API
  * computes them for the same capture (docs/insights.md "In logs"). A
@@ -58,7 +58,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     return { endpoint: `${endpoint.method} ${endpoint.template}`, signature }
   }
 
-  // has_diff is true for an error (DESIGN.md "Diff semantics"), but a
+  // has_diff is true for an error (docs/reference/api.md), but a
   // shadow that is down fails every request the same way: one line per
   // interval and kind of failure (the failed sides' error classes, a
   // handful of keys whatever the traffic), the counter has the exact number.

@@ -1,9 +1,9 @@
 /**
- * Bodies kept for comparison are bounded by SVC_APP_MAX_BODY_SIZE (DESIGN.md
- * "Proxy behaviour": "A request body is buffered only up to
- * SVC_APP_MAX_BODY_SIZE; a larger one is streamed to live only (no shadow).
- * Same bound for the buffered copy of a live response kept for
- * comparison."). 0 means unlimited. Nothing here buffers past the bound.
+ * Bodies kept for comparison are bounded by SVC_APP_MAX_BODY_SIZE
+ * (docs/proxy.md "Forwarding": a request body is buffered only up to
+ * SVC_APP_MAX_BODY_SIZE, a larger one is streamed to live only, unshadowed; the
+ * same bound holds for the copy of live's response kept for the comparison). 0
+ * means unlimited. Nothing here buffers past the bound.
  */
 import { exceeds } from '../policy/body-bound.ts'
 

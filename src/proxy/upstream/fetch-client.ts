@@ -44,7 +44,7 @@ export function createFetchClient(options: FetchClientOptions): UpstreamClient {
           signal: request.signal,
           // A proxy forwards redirects to its client; it never follows them.
           redirect: 'manual',
-          // DESIGN.md "Verified pitfalls": keep the exact bytes, compressed or not.
+          // Keep the exact bytes, compressed or not (docs/proxy.md "Forwarding").
           decompress: false,
           session,
         } as BunFetchRequestInit

@@ -1,11 +1,15 @@
 /**
- * Response and request headers as the captures carry them: SPEC.md's
- * header map, canonical name to values, built from a `Headers` object
+ * Response and request headers as the captures carry them: the
+ * API's header map (docs/reference/api.md "Capture (request)"), canonical
+ * name to values, built from a `Headers` object
  * (fetch) or from the fields our HTTP/1.1 reader parsed.
  */
 import { canonicalHeaderName, type HeaderMap } from '../../diff/index.ts'
 
-/** A Headers object as SPEC.md's header map (canonical name to values); Set-Cookie keeps each value. */
+/**
+ * A Headers object as the API's header map (canonical name to values);
+ * Set-Cookie keeps each value.
+ */
 export function headerMapOf(headers: Headers): HeaderMap {
   // Bun's toJSON() builds the name → combined value object natively, far
   // cheaper than iterating [name, value] pairs. Names are sorted as Headers

@@ -1,8 +1,8 @@
 /**
- * Why an upstream exchange failed, as a value (STYLE.md "Outcomes as
- * values"): it picks the client's status for live (504 on a timeout, 502
+ * Why an upstream exchange failed, as a value (an outcome, not a
+ * thrown error): it picks the client's status for live (504 on a timeout, 502
  * otherwise) and becomes the error text stored as the failed side's body
- * (DESIGN.md "Diff semantics": status 0, the error text as body).
+ * (status 0, the error text as body: docs/diff.md "What is compared").
  *
  * The texts start with the target and say the kind in fixed words, which
  * the stored errors are classified by: `timed out`, `connection refused`,

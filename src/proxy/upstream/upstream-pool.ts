@@ -11,10 +11,10 @@
  *   from the request until its response body is done; 0 is unbounded.
  * - MAX_IDLE_CONNS_PER_HOST: the session's `keepAlive.maxIdleSockets` and
  *   the length of our client's idle list (0: the Go runtime's default of
- *   2, as SPEC.md says).
+ *   2, docs/reference/configuration.md "Common").
  * - MAX_IDLE_CONNS: caps each session's idle sockets as well; Bun keeps all
- *   idle sockets of all sessions in one shared pool of 64 (DESIGN.md
- *   "Verified pitfalls"), so no setting can exceed that. Our client's idle
+ *   idle sockets of all sessions in one shared pool of 64 (docs/proxy.md
+ *   "HTTP client"), so no setting can exceed that. Our client's idle
  *   connections across origins are bounded by it exactly, apart from
  *   fetch's.
  * - IDLE_CONN_TIMEOUT: `keepAlive.idleTimeout`, in whole seconds rounded
@@ -32,7 +32,7 @@ import type { UpstreamPool, UpstreamPoolOptions } from './upstream-client.ts'
 
 /** The longest keep-alive idle timeout Bun accepts, in seconds (FetchSessionInit). */
 const BUN_MAX_KEEP_ALIVE_SECONDS = 14_280
-/** Go's http.DefaultMaxIdleConnsPerHost, which SPEC.md calls "the runtime default of 2". */
+/** Go's http.DefaultMaxIdleConnsPerHost: what 0 means for MAX_IDLE_CONNS_PER_HOST. */
 const DEFAULT_IDLE_PER_HOST = 2
 
 interface Host {
