@@ -1,7 +1,7 @@
 /**
- * One entry, one flag (DESIGN.md): `bun run src/main.ts <component>`.
- * Configuration errors print one line and exit 1; nothing else is printed
- * before the component's own logger takes over.
+ * One entry, one flag (docs/architecture.md): `bun run src/main.ts
+ * <component>`. Configuration errors print one line and exit 1; nothing else is
+ * printed before the component's own logger takes over.
  */
 import { ConfigError } from './config/config-error.ts'
 import { loadEnvironment } from './config/environment.ts'

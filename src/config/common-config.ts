@@ -4,7 +4,10 @@ import { enumField } from './env-fields.ts'
 export const APP_ENVS = ['development', 'production'] as const
 export type AppEnv = (typeof APP_ENVS)[number]
 
-/** The variables every component shares (SPEC.md: "as for the API"). */
+/**
+ * The variables every component shares (docs/reference/configuration.md "Every
+ * component").
+ */
 export const commonFields = {
   SVC_APP_APP_ENV: enumField(APP_ENVS).default('development'),
   'SVC_APP_LOG_LEVEL?': enumField(LOG_LEVELS),

@@ -1,7 +1,8 @@
 /**
  * A configuration value that fails its rule. Its message is the one line
- * printed at startup before exiting 1 (DESIGN.md "One entry, one flag"):
- * the variable, the value and the rule. Secret values are never echoed.
+ * printed at startup before exiting 1 (docs/reference/configuration.md "How
+ * values are read"): the variable, the value and the rule. Secret values are
+ * never echoed.
  */
 export class ConfigError extends Error {
   readonly code = 'invalid-config'

@@ -1,7 +1,7 @@
 /**
- * Go-style duration strings (DESIGN.md "Durations"): a sequence of decimal
- * numbers, each with a unit, such as `300ms`, `1.5h` or `2h45m`.
- * A lone `0` is accepted as Go accepts it.
+ * Go-style duration strings (docs/reference/configuration.md "How values are
+ * read"): a sequence of decimal numbers, each with a unit, such as `300ms`,
+ * `1.5h` or `2h45m`. A lone `0` is accepted as Go accepts it.
  */
 
 const UNIT_MS = {

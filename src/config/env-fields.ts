@@ -93,7 +93,10 @@ export function splitList(text: string): string[] {
 
 export const stringListField = type('string').pipe((text) => splitList(text))
 
-/** Origins for CORS: `scheme://host[:port]` each; the wildcard is refused (SPEC.md "CORS"). */
+/**
+ * Origins for CORS: `scheme://host[:port]` each; the wildcard is refused
+ * (docs/reference/configuration.md).
+ */
 export const originListField = type('string').pipe((text, ctx) => {
   const origins = splitList(text)
   for (const origin of origins) {
@@ -122,7 +125,7 @@ export const cidrListField = type('string').pipe((text, ctx) => {
   return new CidrSet(cidrs)
 })
 
-/** SVC_APP_API_KEY (SPEC.md: at least 16 characters), wherever a component reads it. */
+/** SVC_APP_API_KEY (at least 16 characters), wherever a component reads it. */
 export const apiKeyField = type('string >= 16').describe('at least 16 characters')
 
 export const httpUrlField = type('string').pipe((text, ctx) =>

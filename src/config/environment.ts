@@ -6,8 +6,9 @@ export type Environment = Readonly<Record<string, string | undefined>>
 
 /**
  * The variables a component is configured from: `./.env` when present,
- * overridden by the process environment (SPEC.md "Configuration variables").
- * This is the only place that reads `process.env` (STYLE.md rule 4).
+ * overridden by the process environment (docs/reference/configuration.md "How
+ * values are read"). This is the only place that reads `process.env`
+ * (docs/architecture.md "Configuration").
  */
 export function loadEnvironment(cwd = process.cwd(), env: Environment = process.env): Environment {
   const file = join(cwd, '.env')

@@ -6,10 +6,10 @@ import { allowedHostsField, apiKeyField, httpUrlField, portField } from './env-f
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
 
-/** SPEC.md "Configuration variables → Hub", plus the static server's port. */
+/** docs/reference/configuration.md "Hub", the static server's port included. */
 const hubFields = {
   'SVC_APP_API_BASE_URL?': httpUrlField,
-  // The API refuses shorter keys (SPEC.md), so every page would get a 401.
+  // The API refuses shorter keys, so every page would get a 401.
   'SVC_APP_API_KEY?': apiKeyField,
   'VITE_API_BASE_URL?': httpUrlField,
   'VITE_API_KEY?': apiKeyField,

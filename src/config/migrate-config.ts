@@ -13,7 +13,10 @@ export interface MigrateConfig extends LoggingConfig {
   readonly databaseUrl: string
 }
 
-/** The migrator needs only the database and how to log (SPEC.md: no other variables). */
+/**
+ * The migrator needs only the database and how to log
+ * (docs/reference/configuration.md "Migrate").
+ */
 export function loadMigrateConfig(env: Environment): MigrateConfig {
   const v = validateEnvironment(type(migrateFields), env, ORDER)
   return Object.freeze({

@@ -27,7 +27,7 @@ import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
 import { currentHost, resolveWorkers, workersField } from './workers-field.ts'
 
-/** Field paths (DESIGN.md "Diff semantics"), each checked with the diff's own parser. */
+/** Field paths (docs/diff.md), each checked with the diff's own parser. */
 const fieldPathListField = type('string').pipe((text, ctx) => {
   const paths = splitList(text)
   for (const path of paths) {
@@ -51,7 +51,7 @@ const endpointTemplatesField = type('string').pipe((text, ctx) => {
   }
 })
 
-/** SPEC.md "Proxy, common". */
+/** docs/reference/configuration.md "Common" (proxy). */
 const commonProxyFields = {
   SVC_APP_PORT: portField.default('8080'),
   SVC_APP_ADMIN_PORT: portField.default('8081'),
@@ -85,7 +85,10 @@ const commonProxyFields = {
   ...commonFields,
 } as const
 
-/** SPEC.md "Proxy, API mode": the three identifying variables are required together. */
+/**
+ * docs/reference/configuration.md "API mode": the three identifying variables
+ * are required together.
+ */
 const apiModeFields = {
   'SVC_APP_API_URL?': httpUrlField,
   'SVC_APP_GATE_ID?': uuidField,
@@ -98,7 +101,7 @@ const apiModeFields = {
   SVC_APP_CB_SUCCESS_THRESHOLD: integerField(1).default('2'),
 } as const
 
-/** SPEC.md "Proxy, standalone mode". */
+/** docs/reference/configuration.md "Standalone mode". */
 const standaloneFields = {
   'SVC_APP_LIVE_URL?': httpUrlField,
   'SVC_APP_SHADOW_URL?': httpUrlField,
@@ -128,7 +131,7 @@ const STANDALONE_ONLY_KEYS = variableNames(standaloneFields).filter((k) => !isOn
 const MODES_LINE =
   'configure exactly one proxy mode: API mode (SVC_APP_API_URL, SVC_APP_GATE_ID, SVC_APP_API_KEY) or standalone mode (SVC_APP_LIVE_URL, SVC_APP_SHADOW_URL)'
 
-/** API mode: the gate and the API that owns it (SPEC.md "Proxy, API mode"). */
+/** API mode: the gate and the API that owns it (docs/proxy.md "API mode"). */
 export interface ApiModeConfig {
   readonly kind: 'api'
   readonly apiUrl: string
@@ -257,9 +260,9 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
 type Validated = typeof proxyConfigSchema.infer
 
 /**
- * SPEC.md: "The proxy has two mutually exclusive modes. Exactly one must be
- * configured." One variable of a mode selects it; the rest of that mode's
- * identifying variables are then required.
+ * The proxy has two mutually exclusive modes; exactly one must be configured
+ * (docs/proxy.md "Modes"). One variable of a mode selects it; the rest of that
+ * mode's identifying variables are then required.
  */
 function resolveMode(v: Validated, raw: (name: string) => string | undefined): ProxyMode {
   const apiSet = API_MODE_SELECTORS.filter((k) => raw(k) !== undefined)

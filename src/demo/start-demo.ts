@@ -17,7 +17,10 @@ import { DEMO_GATE, ensureDemoGate } from './demo-gate.ts'
 import { startSampleService } from './sample-service.ts'
 import { startTrafficGenerator } from './traffic-generator.ts'
 
-/** The demo's fixed ports: SPEC.md's defaults, and two for the sample services. */
+/**
+ * The demo's fixed ports: the components' default ports, and two for the sample
+ * services.
+ */
 export const DEMO_PORTS = { api: 8090, proxy: 8080, admin: 8081, hub: 8070, live: 9001, shadow: 9002 } as const
 
 const DATA_DIR = '.svc-demo'

@@ -1,4 +1,7 @@
-/** RFC 7807 problem details, in the shape of SPEC.md "Errors"; used by the API, the proxy and the module. */
+/**
+ * RFC 7807 problem details (docs/reference/api.md "Problems"); used by the API,
+ * the proxy and the module.
+ */
 export interface Problem {
   type: string
   title: string

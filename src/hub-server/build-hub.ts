@@ -34,10 +34,10 @@ export interface BuildHubResult {
 }
 
 /**
- * The `define` entries of a development build (SPEC.md "Hub": VITE_API_BASE_URL
- * and VITE_API_KEY, "compiled in at build time"). The caller reads them from
- * the environment (src/config/); this only quotes them. A key compiled in is
- * readable by whoever loads the page.
+ * The `define` entries of a development build (docs/reference/configuration.md
+ * "Hub": VITE_API_BASE_URL and VITE_API_KEY, inlined at build time). The caller
+ * reads them from the environment (src/config/); this only quotes them. A key
+ * compiled in is readable by whoever loads the page.
  */
 export function viteDefine(values: { readonly apiBaseUrl?: string; readonly apiKey?: string }): Record<string, string> {
   return {

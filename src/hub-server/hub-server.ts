@@ -8,7 +8,7 @@ import type { AllowedHosts } from '../net/allowed-hosts.ts'
 import { listenOr } from '../net/listen.ts'
 import { pathOf } from '../net/request-target.ts'
 
-/** Default port of the hub server (DESIGN.md "One entry, one flag"). */
+/** Default port of the hub server (docs/reference/configuration.md "Hub"). */
 export const DEFAULT_HUB_PORT = 8070
 
 export interface HubServerConfig {
@@ -111,7 +111,7 @@ export function createHubHandler(
 
   return async (req) => {
     const pathname = pathnameOf(req.url)
-    // SPEC.md: "Its /health path is left untouched".
+    // /health is left untouched: no security headers (docs/hub.md "Serving").
     if (pathname === '/health') {
       return new Response('ok\n', { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
     }

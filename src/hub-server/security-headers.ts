@@ -1,13 +1,12 @@
 /**
- * The hub's response headers (SPEC.md "Response security headers": "The
- * hub's static server sends X-Content-Type-Options nosniff, X-Frame-Options
- * DENY, Referrer-Policy no-referrer and a Content-Security-Policy (self-only
- * defaults; connect-src widened with the configured API base address;
- * frame-ancestors 'none'). It always sends Strict-Transport-Security with
- * max-age 31536000 and includeSubDomains."), and
- * Cross-Origin-Resource-Policy same-origin: a browser then refuses every
- * hub response to another site's page, `<script src=…/config.js>` with the
- * configured key included (docs/hub.md "Serving").
+ * The hub's response headers (docs/hub.md "Serving"): X-Content-Type-Options
+ * nosniff, X-Frame-Options DENY, Referrer-Policy no-referrer, a
+ * Content-Security-Policy (self-only defaults; connect-src widened with the
+ * configured API base address; frame-ancestors 'none'),
+ * Strict-Transport-Security with max-age 31536000 and includeSubDomains, and
+ * Cross-Origin-Resource-Policy same-origin: a browser then refuses every hub
+ * response to another site's page, `<script src=…/config.js>` with the
+ * configured key included.
  */
 
 /** Origin of the API base URL, or undefined when the API shares the hub's origin. */

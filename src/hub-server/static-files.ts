@@ -2,7 +2,10 @@ import { realpath, stat } from 'node:fs/promises'
 import { extname, join, resolve, sep } from 'node:path'
 import { ASSETS_PREFIX } from './build-hub.ts'
 
-/** Cache-Control per kind of file (issue 5: long cache for hashed assets, none for the index). */
+/**
+ * Cache-Control per kind of file (docs/hub.md "Serving": long cache for hashed
+ * assets, none for the index).
+ */
 export const CACHE = Object.freeze({
   /** Content-hashed: the name changes when the content does. */
   immutable: 'public, max-age=31536000, immutable',

@@ -1,4 +1,7 @@
-/** Log levels, least severe first (SPEC.md: SVC_APP_LOG_LEVEL). */
+/**
+ * Log levels, least severe first (SVC_APP_LOG_LEVEL,
+ * docs/reference/configuration.md).
+ */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 

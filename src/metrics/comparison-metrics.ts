@@ -8,7 +8,7 @@ import type { Registry } from './registry.ts'
 export interface GateComparisons {
   /**
    * Counts one comparison; `operations` (the patch length) is observed only
-   * when the result is `diff`, as SPEC.md says.
+   * when the result is `diff` (docs/reference/metrics.md "Comparisons").
    */
   record(result: ComparisonResult, operations?: number): void
 }
@@ -27,7 +27,10 @@ export interface ComparisonMetrics {
   removeGate(gate: string): void
 }
 
-/** The domain series of whichever component computes the diff (SPEC.md "Metrics"). */
+/**
+ * The domain series of whichever component computes the diff
+ * (docs/reference/metrics.md "Comparisons").
+ */
 export function createComparisonMetrics(registry: Registry): ComparisonMetrics {
   const compared = registry.counter({
     name: 'svc_responses_compared_total',

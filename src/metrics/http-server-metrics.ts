@@ -7,8 +7,8 @@ import type { Registry } from './registry.ts'
 export interface HttpServerMetricsOptions {
   /**
    * Adds the `http_route` label: the matched route template (`/gates/:id`),
-   * never the raw path, which would mint a series per id. SPEC.md gives it to
-   * the API only; the proxy has no routes.
+   * never the raw path, which would mint a series per id. Only the API has it
+   * (docs/reference/metrics.md "HTTP"); the proxy has no routes.
    */
   readonly withRoute: boolean
 }

@@ -1,6 +1,7 @@
 /**
  * The allowed values of the service's bounded labels, each defined once for
- * both the type and the runtime check (SPEC.md "Metrics").
+ * both the type and the runtime check (docs/reference/metrics.md "Label
+ * values").
  */
 
 /** `result` of `svc_responses_compared_total`. */

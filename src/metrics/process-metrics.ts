@@ -21,12 +21,12 @@ export interface ProcessMetricsHandle {
 }
 
 /**
- * The process and runtime series SPEC.md asks for ("Go runtime, process"),
- * with the names of Prometheus's Go client for the `process_*` ones and
- * `bun_*` for the runtime, which is Bun (JavaScriptCore), not Go. Every
- * value is read at scrape time, except the event-loop lag, sampled by a
- * timer. Series that need /proc are left out where it is missing.
- * See docs/metrics.md for the list.
+ * The process and runtime series (docs/reference/metrics.md "Process and
+ * runtime"), with the names of Prometheus's Go client for the `process_*` ones
+ * and `bun_*` for the runtime, which is Bun (JavaScriptCore), not Go. Every
+ * value is read at scrape time, except the event-loop lag, sampled by a timer.
+ * Series that need /proc are left out where it is missing. See docs/metrics.md
+ * for the list.
  */
 export function registerProcessMetrics(
   registry: Registry,

@@ -18,9 +18,9 @@ export interface SkipMetrics {
 }
 
 /**
- * `svc_comparisons_skipped_total`: every request the proxy did not compare,
- * by reason, so that compared + skipped = received and nothing is lost
- * silently. Not in SPEC.md's table; the proxy's issue asks for it.
+ * `svc_comparisons_skipped_total`: every request the proxy did not compare, by
+ * reason, so that compared + skipped = received and nothing is lost silently
+ * (docs/proxy.md "Nothing is lost silently").
  */
 export function createSkipMetrics(registry: Registry): SkipMetrics {
   const skipped = registry.counter({

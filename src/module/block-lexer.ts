@@ -1,6 +1,6 @@
 /**
- * Tokens of the `svc_gate` directive block (DESIGN.md "Web-server module").
- * The syntax follows nginx's configuration files, which users of a
+ * Tokens of the `svc_gate` directive block (docs/module.md "The `svc_gate`
+ * block"). The syntax follows nginx's configuration files, which users of a
  * web-server module know:
  *
  * - `#` starts a comment to the end of the line, where a token could start.

@@ -1,7 +1,7 @@
 /**
- * Parser for directive blocks such as `svc_gate { ... }` (DESIGN.md
- * "Web-server module"). It knows nothing about which directives exist; it
- * gives a generic tree that `module-config.ts` validates.
+ * Parser for directive blocks such as `svc_gate { ... }` (docs/module.md "The
+ * `svc_gate` block"). It knows nothing about which directives exist; it gives a
+ * generic tree that `module-config.ts` validates.
  *
  * A directive is a name, then values on the same line, then one of:
  * - `;`, which ends it (nginx style; lets several directives share a line);

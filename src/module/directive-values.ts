@@ -17,7 +17,7 @@ export type ValueReader<T> = (field: RawField) => T
 /** Decimal numbers as JavaScript prints them, exponent included (`1e-7`). */
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
 const WHOLE = /^\d+$/
-/** DESIGN.md "Diff semantics": field paths start with `status`, `headers.` or `body.`. */
+/** Field paths start with `status`, `headers.` or `body.` (docs/diff.md). */
 const FIELD_PATH = /^(status|headers|body)(\..+)?$/s
 
 function invalid(field: RawField, index: number, expected: string): ModuleConfigError {
@@ -68,9 +68,9 @@ export const readTolerance: ValueReader<number> = (field) => {
 }
 
 /**
- * A Go-style duration (DESIGN.md "Durations") in milliseconds; the object
- * form may also give a number of milliseconds. Timeouts must be positive;
- * `idle_conn_timeout` may be 0 ("no timeout").
+ * A Go-style duration (docs/reference/configuration.md "How values are read")
+ * in milliseconds; the object form may also give a number of milliseconds.
+ * Timeouts must be positive; `idle_conn_timeout` may be 0 ("no timeout").
  */
 export function readDuration(min: 'positive' | 'zero'): ValueReader<number> {
   const expected =
@@ -221,9 +221,9 @@ function valueHoldingRule(values: readonly string[], position: number): number {
 }
 
 /**
- * `shadow_rules`: the rule list of SPEC.md "Shadow matching rules". Values
- * are joined with a space, so an unquoted `shadow_rules allow GET:/a` reads
- * as the rule it looks like. Compiled here once to fail at startup.
+ * `shadow_rules`: the rule list of docs/proxy.md "Which requests are shadowed".
+ * Values are joined with a space, so an unquoted `shadow_rules allow GET:/a`
+ * reads as the rule it looks like. Compiled here once to fail at startup.
  */
 export const readRules: ValueReader<string> = (field) => {
   if (field.values.some((value) => typeof value !== 'string')) {

@@ -1,10 +1,15 @@
 /**
- * The directives of the `svc_gate` block (SPEC.md "Web-server module,
- * `svc_gate` block"), each set defined once for the parser, the printer and
- * the object form, whose option names are the camelCase of these.
+ * The directives of the `svc_gate` block (docs/reference/configuration.md
+ * "Module: the `svc_gate` block and options"), each set defined once for the
+ * parser, the printer and the object form, whose option names are the camelCase
+ * of these.
  */
 
-/** The directives of the block, in the SPEC's order, then our own (`trusted_proxies`, `endpoints`, `max_bytes_in_flight`, the noise check's two); the printer keeps it. */
+/**
+ * The directives of the block: the first set in its original order, then those
+ * added since (`trusted_proxies`, `endpoints`, `max_bytes_in_flight`, the noise
+ * check's two); the printer keeps this order.
+ */
 export const SVC_GATE_DIRECTIVES = [
   'live',
   'shadow',

@@ -1,4 +1,5 @@
-// The svc_gate web-server module (issue 6): standalone shadowing inside an Elysia or Bun.serve app.
+// The svc_gate web-server module (docs/module.md): standalone shadowing inside
+// an Elysia or Bun.serve app.
 
 export {
   svcGate,

@@ -1,9 +1,10 @@
 /**
- * The configuration of the web-server module (SPEC.md "Web-server module,
- * `svc_gate` block"; DESIGN.md "Web-server module"). It comes either as
- * the text of an `svc_gate { ... }` block or as an options object; both are
- * reduced to a `RawSection` and validated by the same `buildConfig`, so
- * they accept the same values and fail with the same messages.
+ * The configuration of the web-server module (docs/module.md "The `svc_gate`
+ * block"; docs/reference/configuration.md "Module: the `svc_gate` block and
+ * options"). It comes either as the text of an `svc_gate { ... }` block or as
+ * an options object; both are reduced to a `RawSection` and validated by the
+ * same `buildConfig`, so they accept the same values and fail with the same
+ * messages.
  */
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/policy/byte-budget.ts'
 import { DEFAULT_NOISE_MAX_PER_SECOND, DEFAULT_NOISE_SAMPLE_RATE, MAX_NOISE_PER_SECOND } from '../proxy/policy/noise-sampler.ts'
@@ -48,7 +49,10 @@ export interface SvcGateConfig {
   readonly samplingRate: number
   readonly liveTimeoutMs: number
   readonly shadowTimeoutMs: number
-  /** Bytes; 0 means unlimited (the SPEC's default). */
+  /**
+   * Bytes; 0 means unlimited (the module's default, docs/module.md
+   * "Decisions").
+   */
   readonly maxBodySize: number
   /** The rule list as written; `''` means the base rules only. */
   readonly shadowRules: string
@@ -94,7 +98,10 @@ export interface SvcGateOptions {
   shadowTimeout?: DurationOption
   /** Bytes; 0 means unlimited. @default 0 */
   maxBodySize?: number | string
-  /** SPEC.md "Shadow matching rules"; base rules are always appended. @default "" */
+  /**
+   * docs/proxy.md "Which requests are shadowed"; base rules are always
+   * appended. @default ""
+   */
   shadowRules?: string
   /** 0 means unbounded. @default 200 */
   maxConcurrentCallbacks?: number | string
@@ -246,7 +253,8 @@ function buildConfig(section: RawSection): SvcGateConfig {
       shadow?.valueAt[0] ?? shadow?.at,
     )
   }
-  // Defaults: SPEC.md "Web-server module, `svc_gate` block".
+  // Defaults: docs/reference/configuration.md "Module: the `svc_gate` block and
+  // options".
   return deepFreeze({
     live: values.live,
     shadow: values.shadow,

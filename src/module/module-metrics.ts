@@ -1,7 +1,7 @@
 /**
- * The module's metrics: the core's own (SPEC.md "Metrics", `gate=""`),
- * registered once per registry. Several gates given the same registry
- * share one set, as `createProxyMetrics` asks, and are told apart by
+ * The module's metrics: the core's own (docs/reference/metrics.md "Metrics",
+ * `gate=""`), registered once per registry. Several gates given the same
+ * registry share one set, as `createProxyMetrics` asks, and are told apart by
  * nothing but their sum: give each gate a registry of its own to read them
  * separately.
  */

@@ -1,6 +1,6 @@
 /**
- * Where the module sits in its host (DESIGN.md "Web-server module":
- * `svcGate(config, { prefix: '/api' })`) and which path it forwards.
+ * Where the module sits in its host (docs/module.md: `svcGate(config, { prefix:
+ * '/api' })`) and which path it forwards.
  *
  * Decisions (docs/module.md "Decisions"):
  * - A prefix is a path of whole segments: `/api` takes `/api`, `/api/` and

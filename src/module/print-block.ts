@@ -1,10 +1,10 @@
 /**
  * Renders a configuration as `svc_gate { ... }` text that `parseModuleConfig`
- * reads back to an equal configuration: for logs at startup, for
- * `examples/`, and as the round-trip property tested in
+ * reads back to an equal configuration: for logs at startup, for `examples/`,
+ * and as the round-trip property tested in
  * `test/unit/module/print-block.test.ts`. Every directive is printed, in the
- * SPEC's order, except empty lists and empty shadow rules, whose
- * absence means the same.
+ * order of SVC_GATE_DIRECTIVES, except empty lists and empty shadow rules,
+ * whose absence means the same.
  */
 import { formatDuration } from '../config/duration.ts'
 import type { SvcGateConfig } from './module-config.ts'

@@ -1,7 +1,6 @@
 /**
- * `svcGate()`: the web-server module variant (SPEC.md "What the service
- * does"; DESIGN.md "Web-server module"). It puts the proxy's shadowing
- * core into a host server, on a path prefix:
+ * `svcGate()`: the web-server module variant (docs/module.md). It puts the
+ * proxy's shadowing core into a host server, on a path prefix:
  *
  * ```ts
  * const gate = svcGate(configObjectOrBlockText, { prefix: '/api' })
@@ -168,7 +167,7 @@ export function svcGate(
   }
 }
 
-/** SPEC.md "Errors": a Problem, `instance` on a 4xx. */
+/** A Problem, `instance` on a 4xx (docs/reference/api.md "Problems"). */
 function notUnderPrefix(request: Request, prefix: string): Response {
   return problemResponse({
     type: '/errors/not-found',

@@ -1,8 +1,8 @@
 /**
- * The one place where an `svc_gate` configuration becomes the settings of
- * the proxy's shadowing core (`createShadowHandler`): DESIGN.md "Web-server
- * module" asks for "one implementation of forwarding, rules, sampling,
- * diff, redaction", so the module only translates names and leaves every
+ * The one place where an `svc_gate` configuration becomes the settings of the
+ * proxy's shadowing core (`createShadowHandler`): one implementation of
+ * forwarding, rules, sampling, diff and redaction (docs/module.md "Decisions",
+ * one mapping, one core), so the module only translates names and leaves every
  * behaviour to the core. Pure: no I/O, nothing read from the environment.
  */
 import type { DiffConfig } from '../diff/diff-config.ts'
@@ -13,17 +13,17 @@ import type { ShadowSettings } from '../proxy/policy/shadow-settings.ts'
 import type { SvcGateConfig } from './module-config.ts'
 
 /**
- * SPEC.md "What the service does": the module "works in standalone mode
- * only", so its metrics carry `gate=""` (SPEC.md "Metrics": "empty for a
- * standalone proxy or module").
+ * The module works in standalone mode only (docs/module.md "Decisions"), so its
+ * metrics carry `gate=""`, the label of a standalone proxy or module
+ * (docs/reference/metrics.md "Label values").
  */
 export const MODULE_GATE_LABEL = ''
 
 /**
- * Maps a validated configuration onto the core's settings. The shadow rules
- * are compiled here, base rules appended (SPEC.md "Shadow matching rules",
- * rule 3); `parseModuleConfig` has already compiled them once, so this
- * does not throw for a config it returned.
+ * Maps a validated configuration onto the core's settings. The shadow rules are
+ * compiled here, base rules appended (docs/proxy.md "Which requests are
+ * shadowed"); `parseModuleConfig` has already compiled them once, so this does
+ * not throw for a config it returned.
  */
 export function toShadowSettings(config: SvcGateConfig): ShadowSettings {
   const diff: DiffConfig = {

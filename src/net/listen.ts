@@ -2,10 +2,11 @@ import { ConfigError } from '../config/config-error.ts'
 
 /**
  * Runs `listen` (a `Bun.serve` call); a port already in use becomes the one
- * startup line naming the variable that chose it (DESIGN.md "One entry,
- * one flag"). Its callers pass `reusePort: false` to Bun.serve: Bun turns
- * SO_REUSEPORT on when `development` is false, and two processes then
- * share the port silently, the kernel splitting connections between them.
+ * startup line naming the variable that chose it
+ * (docs/reference/configuration.md "How values are read"). Its callers pass
+ * `reusePort: false` to Bun.serve: Bun turns SO_REUSEPORT on when `development`
+ * is false, and two processes then share the port silently, the kernel
+ * splitting connections between them.
  */
 export function listenOr<T>(variable: string, port: number, listen: () => T): T {
   try {

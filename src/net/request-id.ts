@@ -12,13 +12,12 @@ export function isUuid(text: string): boolean {
 const NIL_OR_MAX = /^(0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i
 
 /**
- * The request's id (SPEC.md "Request-id header"): its X-Request-ID when
- * that is a UUID, lower-cased, else a new v4 (DESIGN.md: a non-UUID is
- * ignored). Any version is taken (clients that make v7 ids keep them), but
- * not the nil or the max UUID: a client sending a placeholder on every
- * request would otherwise have all its captures stored as one, since
- * createRequest is idempotent on the id. The API returns it; the proxy
- * propagates it as the capture id.
+ * The request's id (docs/reference/api.md "Conventions"): its X-Request-ID when
+ * that is a UUID, lower-cased, else a new v4 (a non-UUID is ignored). Any
+ * version is taken (clients that make v7 ids keep them), but not the nil or the
+ * max UUID: a client sending a placeholder on every request would otherwise
+ * have all its captures stored as one, since createRequest is idempotent on the
+ * id. The API returns it; the proxy propagates it as the capture id.
  */
 export function requestIdOf(headers: Headers): string {
   const given = headers.get(REQUEST_ID_HEADER)?.trim()
