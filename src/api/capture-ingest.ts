@@ -13,16 +13,16 @@ import type { createRequestBody } from './schemas/request-schemas.ts'
 type CreateRequestBody = typeof createRequestBody.infer
 
 /**
- * createRequest (SPEC.md): check each body's size and the timestamps
- * (capture-limits.ts), decode the base64 bodies, redact with the default
- * and per-gate fields, compute the diff with the gate's diff_config when
- * the submission carries none, count the result, and store it. A
- * submitted diff is redacted too: its operations on redacted fields are
- * dropped and secrets inside its values replaced, as any client may send
- * one. The id is the body's, else the X-Request-ID (already validated),
- * else generated. A `live_repeat_response` is a noise check: compared with
- * live under the same settings, redacted, stored with its noise patch and
- * counted in svc_noise_checks_total (noise-check.ts).
+ * createRequest (docs/reference/api.md "createRequest"): check each body's size
+ * and the timestamps (capture-limits.ts), decode the base64 bodies, redact with
+ * the default and per-gate fields, compute the diff with the gate's diff_config
+ * when the submission carries none, count the result, and store it. A submitted
+ * diff is redacted too: its operations on redacted fields are dropped and
+ * secrets inside its values replaced, as any client may send one. The id is the
+ * body's, else the X-Request-ID (already validated), else generated. A
+ * `live_repeat_response` is a noise check: compared with live under the same
+ * settings, redacted, stored with its noise patch and counted in
+ * svc_noise_checks_total (noise-check.ts).
  *
  * An unexpected failure caused by this capture (an exception while
  * redacting or diffing it, the database refusing its row) is a
@@ -50,7 +50,8 @@ export async function ingestCapture(ctx: ApiContext, gateId: string, body: Creat
       options,
     )
     const submitted = body.diff ? options.redaction.patchOps(body.diff.content as PatchOp[]) : undefined
-    // A failed side is an error whatever a submitted diff says (DESIGN.md "Diff semantics").
+    // A failed side is an error whatever a submitted diff says (docs/diff.md
+    // "What is compared").
     comparison =
       submitted === undefined || processed.comparison.kind === 'error'
         ? processed.comparison

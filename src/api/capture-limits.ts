@@ -5,8 +5,8 @@ import type { createRequestBody } from './schemas/request-schemas.ts'
 type CreateRequestBody = typeof createRequestBody.infer
 
 /**
- * What createRequest's raw body may hold besides its base64 bodies: the
- * header maps, the metadata and a submitted diff (README "Body limits").
+ * What createRequest's raw body may hold besides its base64 bodies: the header
+ * maps, the metadata and a submitted diff (README "API overview", body limits).
  * 1 MiB.
  */
 export const CAPTURE_METADATA_ALLOWANCE = 1024 * 1024

@@ -1,4 +1,7 @@
-/** SPEC.md "CORS": exactly these methods and headers, a day of preflight cache. */
+/**
+ * Exactly these methods and headers, a day of preflight cache
+ * (docs/reference/api.md "Conventions", CORS).
+ */
 export const CORS_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']
 export const CORS_HEADERS = ['Content-Type', 'Authorization']
 export const CORS_MAX_AGE_SECONDS = 86400

@@ -2,7 +2,7 @@ import type { Registry } from '../metrics/index.ts'
 import type { Database } from '../store/database.ts'
 
 /**
- * Database pool series (SPEC.md: "database-pool series use label db_name"),
+ * Database pool series (docs/reference/metrics.md "API": labelled db_name),
  * named after OTel's db.client.connection.* metrics, read at scrape time.
  */
 export function registerPoolMetrics(registry: Registry, db: Database): void {

@@ -1,7 +1,7 @@
 /**
- * Paths outside authentication and rate limiting (SPEC.md "Authentication"
- * 5; the API docs, and the icon a browser asks for by itself on their page,
- * with no key to send).
+ * Paths outside authentication and rate limiting (docs/reference/api.md
+ * "Conventions" and "Without a key": the probes, /metrics, the API docs, and
+ * the icon a browser asks for by itself on their page, with no key to send).
  */
 export function isPublicPath(path: string): boolean {
   return isProbePath(path) || path === '/swagger' || path.startsWith('/swagger/') || path === FAVICON_PATH

@@ -1,6 +1,9 @@
 import type { ApiContext } from './api-context.ts'
 
-/** Why the API is not ready, or that it is (SPEC.md: 200 when the database is connected). */
+/**
+ * Why the API is not ready, or that it is (docs/reference/api.md "Without a
+ * key": 200 when the database answers).
+ */
 export type ReadinessState =
   | { readonly ready: true }
   | { readonly ready: false; readonly reason: 'shutting down' }

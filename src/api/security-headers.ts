@@ -1,7 +1,7 @@
 /**
- * SPEC.md "Response security headers": on every API response, errors and
- * unauthenticated endpoints included. HSTS only when enabled, never
- * inferred from the request.
+ * The security headers (docs/reference/api.md "Conventions"): on every API
+ * response, errors and unauthenticated endpoints included. HSTS only when
+ * enabled, never inferred from the request.
  */
 export function securityHeaders(hstsMaxAgeSeconds: number | undefined): ReadonlyArray<[string, string]> {
   const headers: Array<[string, string]> = [

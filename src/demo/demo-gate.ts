@@ -3,13 +3,12 @@ import type { GateStore } from '../store/gate-store.ts'
 import type { Gate } from '../store/rows.ts'
 
 /**
- * The demo's gate: prices within a cent and a half are equal, and
- * everything else shows: the renamed field, the reordered arrays, the 500s,
- * and the sample services' noise (a timestamp and a request id in every
- * body). The noise is left for the newcomer to find: the demo's proxy runs
- * noise checks, the hub suggests ignoring `body.generated_at` and
- * `body.request_id`, and two clicks (Ignore all, Save) quiet them (README
- * "Try it").
+ * The demo's gate: prices within a cent and a half are equal, and everything
+ * else shows: the renamed field, the reordered arrays, the 500s, and the sample
+ * services' noise (a timestamp and a request id in every body). The noise is
+ * left for the newcomer to find: the demo's proxy runs noise checks, the hub
+ * suggests ignoring `body.generated_at` and `body.request_id`, and two clicks
+ * (Ignore all, Save) quiet them (README "What the demo shows").
  */
 export const DEMO_GATE = {
   name: 'catalog (demo)',

@@ -1,7 +1,7 @@
 import type { PatchOp } from './patch-op.ts'
 
 /**
- * The verdict on one capture (STYLE.md "Outcomes as values"):
+ * The verdict on one capture (an outcome as a value, not an exception):
  * - `match`: nothing compared differs;
  * - `diff`: the non-empty patch from live to shadow;
  * - `error`: one side failed (status 0: timeout, refused, reset) or could not

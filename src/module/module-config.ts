@@ -145,9 +145,9 @@ export interface SvcGateOptions {
    */
   maxBytesInFlight?: number | string
   /**
-   * Fraction of the shadowed requests that get a noise check (live asked
-   * again, docs/module.md "Noise check"), as the proxy's
-   * SVC_APP_NOISE_SAMPLE_RATE; 0 is off. @default 0
+   * Fraction of the shadowed requests that get a noise check (live asked again,
+   * docs/proxy.md "Noise check"), as the proxy's SVC_APP_NOISE_SAMPLE_RATE; 0
+   * is off. @default 0
    */
   noiseSampleRate?: number | string
   /** Noise-check repeats in any one second, 1 to 10,000, as SVC_APP_NOISE_MAX_PER_SECOND. @default 5 */

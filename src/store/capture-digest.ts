@@ -2,11 +2,11 @@ import type { CaptureInput, HeaderMap, ResponseInput } from './rows.ts'
 import { storableJson } from './rows.ts'
 
 /**
- * The content hash of a capture (docs/storage.md "Capture identity"): what
- * decides whether a submission with a known id is a retry of the stored
- * capture (201, the stored summary) or another capture under a reused id
- * (409). SHA-256 over what is stored, as stored (redacted, headers as jsonb
- * keeps them):
+ * The content hash of a capture (docs/storage.md "Ingest", capture identity):
+ * what decides whether a submission with a known id is a retry of the stored
+ * capture (201, the stored summary) or another capture under a reused id (409).
+ * SHA-256 over what is stored, as stored (redacted, headers as jsonb keeps
+ * them):
  *
  * - method, path, raw_query, request headers and body, created_at;
  * - for live and shadow: status_code, headers, body, latency_ms, created_at;

@@ -7,7 +7,7 @@ import { toNumber } from './rows.ts'
 
 /**
  * The pg_try_advisory_lock key of the cleanup (and of rollup compaction), so
- * that one API replica maintains at a time (DESIGN.md "API behaviour").
+ * that one API replica maintains at a time (docs/storage.md "Cleanup").
  * Distinct from the migrator's.
  */
 export const CLEANUP_LOCK_KEY = 7_311_002

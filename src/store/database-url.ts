@@ -1,7 +1,10 @@
 import { isAbsolute, resolve } from 'node:path'
 import { DatabaseUrlError } from './errors.ts'
 
-/** Where the data lives, as decided by SVC_APP_DATABASE_URL (DESIGN.md "Database"). */
+/**
+ * Where the data lives, as decided by SVC_APP_DATABASE_URL
+ * (docs/reference/configuration.md "API").
+ */
 export type DatabaseTarget =
   | { readonly kind: 'postgres'; readonly url: string }
   /** `dataDir` undefined: in memory, gone when the process ends. */

@@ -9,7 +9,10 @@ export type { PoolStats } from './pool-observer.ts'
 export const DATABASE_KINDS = ['postgres', 'pglite'] as const
 export type DatabaseKind = (typeof DATABASE_KINDS)[number]
 
-/** SPEC.md "Database pool" (SVC_APP_DATABASE_MAX_CONNS, _MIN_CONNS, _MAX_CONN_IDLE, _MAX_CONN_LIFE). */
+/**
+ * The pool (docs/storage.md "Pool"): SVC_APP_DATABASE_MAX_CONNS, _MIN_CONNS,
+ * _MAX_CONN_IDLE, _MAX_CONN_LIFE.
+ */
 export interface PoolOptions {
   /** Most connections open at once. @default 25 in the API's config */
   readonly max: number

@@ -8,7 +8,7 @@ import { toGateStats, withGateStats, type GateStatsColumns } from './stats-store
 import { isUuid } from '../net/request-id.ts'
 import { uniqueViolation } from './sql-errors.ts'
 
-/** listGates sort keys (SPEC.md), defined once. */
+/** listGates sort keys (docs/reference/api.md "listGates"), defined once. */
 export const GATE_SORT_KEYS = ['id', 'name', 'live_url', 'shadow_url', 'created_at'] as const
 export type GateSortKey = (typeof GATE_SORT_KEYS)[number]
 

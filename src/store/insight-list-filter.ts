@@ -4,7 +4,10 @@ import { toNumber } from './rows.ts'
 type Sql = postgres.Sql
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
-/** listRequests' `signature` and `template` filters (docs/insights.md "API"). */
+/**
+ * listRequests' `signature` and `template` filters (docs/reference/api.md
+ * "listRequests").
+ */
 export interface InsightListFilter {
   /** A signature id: the captures counted under it. */
   signature?: string

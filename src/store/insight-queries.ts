@@ -1,7 +1,7 @@
 /**
- * The insight reads' contracts (docs/insights.md "API"): sort keys and
- * filters defined once, for the store, the API's validation and the
- * OpenAPI description, and the shapes returned.
+ * The insight reads' contracts (docs/reference/api.md "Insights"): sort keys
+ * and filters defined once, for the store, the API's validation and the OpenAPI
+ * description, and the shapes returned.
  */
 import type { ErrorClass, SignatureKind, SignatureOp } from '../insights/index.ts'
 import type { FieldClassification } from '../insights/noise-classification.ts'

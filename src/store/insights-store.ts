@@ -21,12 +21,12 @@ import { isoString, toNumber, type Page, type SortOrder } from './rows.ts'
 import { isUuid } from '../net/request-id.ts'
 
 /**
- * The insight reads (docs/insights.md "API"): per endpoint, per signature
- * and per field, over a time window, from endpoint_rollups,
- * signature_rollups and the signature definitions only; never from the
- * capture rows. Each is one statement: the window's rollup rows summed per
- * key, then the page (ties broken by the key's columns in the same
- * direction, so pages never overlap) and the number of keys.
+ * The insight reads (docs/reference/api.md "Insights"): per endpoint, per
+ * signature and per field, over a time window, from endpoint_rollups,
+ * signature_rollups and the signature definitions only; never from the capture
+ * rows. Each is one statement: the window's rollup rows summed per key, then
+ * the page (ties broken by the key's columns in the same direction, so pages
+ * never overlap) and the number of keys.
  */
 export interface InsightsStore {
   endpoints(gateId: string, query: EndpointQuery): Promise<Page<EndpointStats>>

@@ -16,9 +16,9 @@ export function containsPattern(text: string): string {
 }
 
 /**
- * listRequests `path` (SPEC.md): an unanchored substring match in which `*`
- * stands for any sequence; every other character, `%` and `_` included, is
- * literal.
+ * listRequests `path` (docs/reference/api.md "listRequests"): an unanchored
+ * substring match in which `*` stands for any sequence; every other character,
+ * `%` and `_` included, is literal.
  */
 export function pathPattern(text: string): string {
   return `%${text.split('*').map(escapeLike).join('%')}%`

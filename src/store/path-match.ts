@@ -3,10 +3,10 @@ import { pathPattern } from './like-pattern.ts'
 import { toNumber } from './rows.ts'
 
 /**
- * How listRequests' `path` filter selects rows (docs/storage.md "Path
- * filter"). The pattern is an unanchored substring, which no btree can
- * search; but a gate has far fewer distinct paths than requests, and
- * request_path_rollups lists them. So the pattern is matched against those
+ * How listRequests' `path` filter selects rows (docs/storage.md "Rollups: why
+ * and how exact", path filter). The pattern is an unanchored substring, which
+ * no btree can search; but a gate has far fewer distinct paths than requests,
+ * and request_path_rollups lists them. So the pattern is matched against those
  * first, and the rows are then selected by equality on the matching paths,
  * through the (gate_id, left(path, 512), created_at) index.
  *

@@ -3,11 +3,11 @@ import { countByInsight, insightRowFilters, type InsightListFilter } from './ins
 import { pathCondition, resolvePathMatch, type PathMatch } from './path-match.ts'
 import { isoString, toNumber, type Page, type RequestSummary, type SortOrder } from './rows.ts'
 
-/** listRequests sort keys (SPEC.md), defined once. */
+/** listRequests sort keys (docs/reference/api.md "listRequests"), defined once. */
 export const REQUEST_SORT_KEYS = ['created_at', 'method', 'path'] as const
 export type RequestSortKey = (typeof REQUEST_SORT_KEYS)[number]
 
-/** listRequests (SPEC.md); the filters combine with AND. */
+/** listRequests (docs/reference/api.md); the filters combine with AND. */
 export interface RequestListQuery extends InsightListFilter {
   limit: number
   offset: number
@@ -76,8 +76,9 @@ export async function listRequests(sql: Sql, gateId: string, query: RequestListQ
  * - a path filter alone or with method / has_diff: the path rollups of the
  *   gate whose path matches (one row per distinct path, method and shard),
  *   summed when the filter was resolved unless too many paths matched;
- * - a path filter with from / to: the matching rows in the range, looked
- *   up by path and created_at (docs/storage.md "Path filter").
+ * - a path filter with from / to: the matching rows in the range, looked up by
+ *   path and created_at (docs/storage.md "Rollups: why and how exact", path
+ *   filter).
  */
 async function countRequests(sql: Sql, gateId: string, query: RequestListQuery, path: PathMatch | undefined): Promise<number> {
   const methods = query.method?.length ? query.method : undefined

@@ -1,6 +1,6 @@
 /**
- * What the stores return: plain objects in the JSON shapes of SPEC.md
- * "Resources and their fields" (snake_case, timestamps as ISO-8601 strings
+ * What the stores return: plain objects in the JSON shapes of
+ * docs/reference/api.md "Resources" (snake_case, timestamps as ISO-8601 strings
  * in UTC with milliseconds), except that bodies are bytes, which the API
  * base64-encodes.
  */
@@ -16,7 +16,10 @@ export type { PatchOp } from '../diff/patch-op.ts'
 /** Header name to its values, as captured. */
 export type HeaderMap = Record<string, string[]>
 
-/** SPEC.md "GateStats": over the stored requests created in the last 24 h. */
+/**
+ * GateStats (docs/reference/api.md "Gate"): over the stored requests created in
+ * the last 24 h.
+ */
 export interface GateStats {
   request_count_24h: number
   diff_count_24h: number
@@ -26,7 +29,7 @@ export interface GateStats {
   last_active: string | null
 }
 
-/** SPEC.md "Gate". */
+/** docs/reference/api.md "Gate". */
 export interface Gate {
   id: string
   name: string
@@ -54,13 +57,16 @@ export interface GateSettings {
   endpoints: string[]
 }
 
-/** SPEC.md "ResponseSummary". */
+/** A Response in a capture summary (docs/reference/api.md "Capture (request)"). */
 export interface ResponseSummary {
   status_code: number
   latency_ms: number
 }
 
-/** SPEC.md "Request (summary)". `raw_query` is omitted when empty. */
+/**
+ * A capture summary (docs/reference/api.md "Capture (request)"). `raw_query` is
+ * omitted when empty.
+ */
 export interface RequestSummary {
   id: string
   method: string
@@ -76,7 +82,7 @@ export interface RequestSummary {
   signature_id: string | null
 }
 
-/** SPEC.md "ResponsePayload", with the body as bytes. */
+/** A Response in a capture detail, with the body as bytes. */
 export interface StoredResponse {
   id: string
   status_code: number
@@ -86,7 +92,7 @@ export interface StoredResponse {
   created_at: string
 }
 
-/** SPEC.md "RequestDetail", with bodies as bytes. `raw_query` is omitted when empty. */
+/** A capture detail, with bodies as bytes. `raw_query` is omitted when empty. */
 export interface RequestDetail {
   id: string
   method: string

@@ -1,7 +1,7 @@
 import type postgres from 'postgres'
 import { isoString, toNumber, type GateStats } from './rows.ts'
 
-/** SPEC.md "GlobalStats". */
+/** getGlobalStats's answer (docs/reference/api.md "getGlobalStats"). */
 export interface GlobalStats {
   total_gates: number
   total_requests_24h: number
@@ -61,7 +61,7 @@ export function withGateStats(sql: postgres.Sql, source: Fragment, orderBy: Frag
     ${orderBy}`
 }
 
-/** GateStatsColumns as SPEC.md "GateStats". */
+/** GateStatsColumns as GateStats (docs/reference/api.md "Gate"). */
 export function toGateStats(row: GateStatsColumns): GateStats {
   const requests = toNumber(row.request_count_24h)
   const diffs = toNumber(row.diff_count_24h)
@@ -74,7 +74,7 @@ export function toGateStats(row: GateStatsColumns): GateStats {
 }
 
 export interface StatsStore {
-  /** SPEC.md getGlobalStats: every gate, over the same 24 h window as GateStats. */
+  /** getGlobalStats: every gate, over the same 24 h window as GateStats. */
   globalStats(now?: Date): Promise<GlobalStats>
 }
 

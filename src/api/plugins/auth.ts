@@ -15,10 +15,11 @@ export interface AuthOptions {
 export type BearerVerdict = 'pass' | 'no-key' | 'wrong-key'
 
 /**
- * SPEC.md "Authentication". Keys are compared as SHA-256 digests with
- * timingSafeEqual: constant time, and equal lengths whatever the length of
- * the presented key. Used by the plugin and by the edge, which must not
- * read the body of a request that will be refused (http-handler.ts).
+ * Bearer authentication (docs/reference/api.md "Conventions"). Keys are
+ * compared as SHA-256 digests with timingSafeEqual: constant time, and equal
+ * lengths whatever the length of the presented key. Used by the plugin and by
+ * the edge, which must not read the body of a request that will be refused
+ * (http-handler.ts).
  */
 export function bearerCheck(options: AuthOptions): (request: Request) => BearerVerdict {
   const expected = digest(options.apiKey)

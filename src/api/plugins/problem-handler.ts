@@ -22,13 +22,13 @@ export interface ProblemHandlerOptions {
 }
 
 /**
- * The one place where errors become RFC 7807 responses (STYLE.md rule 7):
- * Elysia's validation failures (its 422) become 400, parse failures 400,
- * unknown paths 404, wrong methods 405, AppErrors their own status, a
- * value the database refused 400, and anything else a 500 that is logged
- * with its cause and says nothing internal (a capture's own failure marked
- * `capture_rejected`, capture-rejected.ts). A problem names the field and
- * the rule, never the value, which may be a secret.
+ * The one place where errors become RFC 7807 responses (docs/architecture.md
+ * "Errors: RFC 7807 in one place"): Elysia's validation failures (its 422)
+ * become 400, parse failures 400, unknown paths 404, wrong methods 405,
+ * AppErrors their own status, a value the database refused 400, and anything
+ * else a 500 that is logged with its cause and says nothing internal (a
+ * capture's own failure marked `capture_rejected`, capture-rejected.ts). A
+ * problem names the field and the rule, never the value, which may be a secret.
  */
 export function problemHandler(options: ProblemHandlerOptions) {
   return new Elysia({ name: 'problem-handler' }).onError({ as: 'global' }, ({ code, error, request, path }) => {

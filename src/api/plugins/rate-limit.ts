@@ -18,11 +18,12 @@ export interface RateLimitOptions {
 }
 
 /**
- * Token bucket per client IP in front of every non-public route (DESIGN.md:
- * health, metrics and the docs are exempt). It runs before authentication,
- * so guessing keys is rate limited too. State is per replica. A proxy in
- * API mode sends one capture per shadowed request from one address, which
- * is why an operator can exempt its address (README "Scaling out").
+ * Token bucket per client IP in front of every non-public route
+ * (docs/reference/api.md "Conventions": health, metrics and the docs are
+ * exempt). It runs before authentication, so guessing keys is rate limited too.
+ * State is per replica. A proxy in API mode sends one capture per shadowed
+ * request from one address, which is why an operator can exempt its address
+ * (README "Scaling out").
  */
 export function rateLimit(options: RateLimitOptions) {
   const buckets = new TokenBuckets({ perMinute: options.perMinute, now: options.now })

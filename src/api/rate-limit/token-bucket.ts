@@ -15,8 +15,8 @@ interface Bucket {
 }
 
 /**
- * One token bucket per key, refilled evenly over a minute (DESIGN.md "API
- * behaviour"). A bucket that has refilled to full is the same as no bucket,
+ * One token bucket per key, refilled evenly over a minute (README "Decisions",
+ * rate limiting). A bucket that has refilled to full is the same as no bucket,
  * so sweeping those loses nothing.
  */
 export class TokenBuckets {

@@ -5,7 +5,7 @@ import { config, globalStats, problems } from '../schemas/common.ts'
 
 const errors = problems(401, 429, 500)
 
-/** SPEC.md "Config and statistics". */
+/** getConfig and getGlobalStats (docs/reference/api.md "Operations"). */
 export function configRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'config-routes' })
     .get('/config', () => ({ data: { retention: ctx.config.retention } }), {

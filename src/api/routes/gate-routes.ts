@@ -8,7 +8,10 @@ import { paginate } from '../pagination.ts'
 import { jsonBodyParse } from '../json-body.ts'
 import { plainQuery } from '../query-string.ts'
 
-/** SPEC.md "Endpoints → Gates". */
+/**
+ * The gate operations (docs/reference/api.md "Operations", listGates to
+ * deleteGate).
+ */
 export function gateRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'gate-routes' })
     .get(

@@ -12,7 +12,7 @@ const READY_QUERY_TIMEOUT_MS = 1000
 /** How long a worker's /metrics waits for the primary's merged exposition (each worker's snapshot is bounded below it). */
 const MERGED_METRICS_TIMEOUT_MS = 5000
 
-/** SPEC.md "Infrastructure (unauthenticated)". */
+/** The unauthenticated endpoints (docs/reference/api.md "Without a key"). */
 export function healthRoutes(ctx: ApiContext) {
   const readiness = readinessCache(ctx, { timeoutMs: READY_QUERY_TIMEOUT_MS })
   const recordReadiness = registerReadinessMetric(ctx.registry, ctx.db.dbName)

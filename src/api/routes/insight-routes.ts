@@ -21,7 +21,7 @@ const WINDOW =
 const ENDPOINT_FILTER =
   '`method`: a comma-separated list (or the parameter repeated), any of them. `template`: one endpoint template, exactly. '
 
-/** The insight reads (docs/insights.md "API"). */
+/** The insight reads (docs/reference/api.md "Insights"). */
 export function insightRoutes(ctx: ApiContext) {
   const gateExists = async (gateId: string) => {
     if (!(await ctx.gateSettings.get(gateId))) throw new NotFoundError(`no gate with id ${gateId}`)

@@ -16,7 +16,10 @@ import { requireGate } from './gate-routes.ts'
 import { jsonBodyParse } from '../json-body.ts'
 import { plainQuery } from '../query-string.ts'
 
-/** SPEC.md "Endpoints → Requests". */
+/**
+ * The capture operations (docs/reference/api.md "Operations", listRequests to
+ * exportRequests).
+ */
 export function requestRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'request-routes' })
     .get(
@@ -64,7 +67,7 @@ export function requestRoutes(ctx: ApiContext) {
           summary: 'Store a capture (sent by proxies); the API redacts it and computes the diff when none is given',
           description:
             'Idempotent on `id`: the same capture sent again under the same gate is answered 201 with the stored ' +
-            'summary and stored once; the same id with different content (docs/storage.md "Capture identity") or ' +
+            'summary and stored once; the same id with different content (docs/storage.md "Ingest", capture identity) or ' +
             'under another gate is 409. `SVC_APP_MAX_BODY_SIZE` applies to each decoded body (413 naming the body). ' +
             'A `created_at` more than `SVC_APP_MAX_CLOCK_SKEW` ahead of the server is 400. `live_repeat_response`: ' +
             "live's second answer to the same request (a noise check, docs/insights.md \"Noise\"), redacted like the " +
@@ -99,7 +102,10 @@ export function requestRoutes(ctx: ApiContext) {
 
 type StoredDetail = NonNullable<Awaited<ReturnType<ApiContext['requests']['get']>>>
 
-/** Bodies go out base64, as they came in: lossless for any bytes (DESIGN.md). */
+/**
+ * Bodies go out base64, as they came in: lossless for any bytes
+ * (docs/reference/api.md "Conventions").
+ */
 export function toDetailJson(detail: StoredDetail) {
   return {
     ...detail,

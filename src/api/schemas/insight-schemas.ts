@@ -4,7 +4,10 @@ import { ENDPOINT_SORT_KEYS, FIELD_SORT_KEYS, SIGNATURE_SORT_KEYS } from '../../
 import { paginationMeta } from './common.ts'
 import { dateTimeQuery, integerQuery, sortOrder, storableText } from './fields.ts'
 
-/** The insight reads (docs/insights.md "API"): their query strings and answers. */
+/**
+ * The insight reads (docs/reference/api.md "Insights"): their query strings and
+ * answers.
+ */
 
 const PATCH_OPS = ['add', 'remove', 'replace'] as const
 

@@ -25,7 +25,10 @@ const documentPointer = type('string').narrow((text, ctx) =>
     : ctx.mustBe('a JSON Pointer into {status, headers, body} such as /body/items/0'),
 )
 
-/** SPEC.md "DiffPayload and PatchOp": `value` present for add and replace, omitted for remove. */
+/**
+ * A PatchOp (docs/reference/api.md "Capture (request)"): `value` present for
+ * add and replace, omitted for remove.
+ */
 const submittedPatchOp = type({ op: "'add' | 'replace'", path: documentPointer, value: 'unknown', '+': 'reject' }).or({
   op: "'remove'",
   path: documentPointer,
@@ -53,9 +56,9 @@ const latency = type('number.integer').narrow((ms, ctx) =>
 )
 
 /**
- * An HTTP status (RFC 9110 §15: three digits, 100 to 599), or 0 for an
- * upstream that gave no response (DESIGN.md "Diff semantics"). 0 stays
- * allowed for live too: the proxy reports a live that failed (answered
+ * An HTTP status (RFC 9110 §15: three digits, 100 to 599), or 0 for an upstream
+ * that gave no response (docs/reference/api.md "Capture (request)", Response).
+ * 0 stays allowed for live too: the proxy reports a live that failed (answered
  * 502/504 to its client) with status 0 and the error as body.
  */
 const statusCode = type('number.integer').narrow((status, ctx) =>
