@@ -24,10 +24,11 @@ type Field = (typeof FIELDS)[number]
 type Errors = Partial<Record<Field, string>>
 
 /**
- * A gate's comparison settings (SPEC.md updateGate): diff_config (all four
- * fields are sent together, as the API requires), redacted_fields and
- * retention. An empty retention is sent as null: "reset to the global
- * floor". Errors from the API land next to the field their detail names.
+ * A gate's comparison settings (docs/reference/api.md "updateGate"):
+ * diff_config (all four fields are sent together, as the API requires),
+ * redacted_fields and retention. An empty retention is sent as null: "reset to
+ * the global floor". Errors from the API land next to the field their detail
+ * names.
  *
  * While the diff_config is edited, its preview (what it would silence and
  * surface among the stored captures of the last 24 hours) is shown above

@@ -19,9 +19,9 @@ const KIND: Readonly<Record<PatchOpKind, { label: string; cls: string; help: str
 }
 
 /**
- * The diff as a list of operations (SPEC.md DiffPayload): what changed,
- * where (JSON Pointer), the live value and the shadow value. "Show" reveals
- * the place in both responses.
+ * The diff as a list of operations (docs/diff.md "Patch format"): what changed,
+ * where (JSON Pointer), the live value and the shadow value. "Show" reveals the
+ * place in both responses.
  */
 @customElement('diff-list')
 export class DiffList extends LitElement {

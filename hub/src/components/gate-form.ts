@@ -16,9 +16,9 @@ const LABELS: Readonly<Record<Field, string>> = {
 }
 
 /**
- * Creates a gate (SPEC.md createGate). Checks what it can before sending;
- * a 400 or 409 from the API is shown next to the field its `detail` names,
- * or above the form when it names none.
+ * Creates a gate (docs/reference/api.md "createGate"). Checks what it can
+ * before sending; a 400 or 409 from the API is shown next to the field its
+ * `detail` names, or above the form when it names none.
  */
 @customElement('gate-form')
 export class GateForm extends LitElement {

@@ -3,7 +3,10 @@ import { customElement, property, query, state } from 'lit/decorators.js'
 import { KeySubmitEvent } from '../lib/events.ts'
 import { sharedStyles } from '../styles/shared.ts'
 
-/** SPEC.md "Authentication": the key is at least 16 characters. */
+/**
+ * The API's key is at least 16 characters (docs/reference/configuration.md
+ * "API").
+ */
 const MIN_KEY_LENGTH = 16
 
 /**

@@ -7,9 +7,9 @@ import type { PaginationMeta } from '../lib/types.ts'
 import { sharedStyles } from '../styles/shared.ts'
 
 /**
- * Offset pagination (SPEC.md PaginationMeta): first, previous, next, last
- * and the page size. Jumping to the last page of 100,000 captures is one
- * request, not a walk.
+ * Offset pagination (docs/reference/api.md "Conventions", Pages): first,
+ * previous, next, last and the page size. Jumping to the last page of 100,000
+ * captures is one request, not a walk.
  */
 @customElement('page-nav')
 export class PageNav extends LitElement {

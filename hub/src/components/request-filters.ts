@@ -27,9 +27,9 @@ const TYPING_DEBOUNCE_MS = 300
 type TextFilter = 'path' | 'template' | 'signature'
 
 /**
- * Every filter of listRequests (SPEC.md): methods, path (substring, `*`
- * for any sequence), time range, has_diff, and the endpoint template and
- * diff signature (docs/insights.md). Each change resets paging.
+ * Every filter of listRequests (docs/reference/api.md): methods, path
+ * (substring, `*` for any sequence), time range, has_diff, and the endpoint
+ * template and diff signature (docs/insights.md). Each change resets paging.
  */
 @customElement('request-filters')
 export class RequestFilters extends LitElement {

@@ -111,7 +111,10 @@ export class RequestTable extends LitElement {
   }
 }
 
-/** A failed side (status 0) is counted as a diff with an empty patch (DESIGN.md): say it was not compared. */
+/**
+ * A failed side (status 0) is counted as a diff with an empty patch
+ * (docs/hub.md "How the diff is highlighted"): say it was not compared.
+ */
 function diffBadge(r: RequestSummary) {
   if (!r.has_diff) return html`<span class="badge diff-no">same</span>`
   if (r.live_response.status_code === 0 || r.shadow_response.status_code === 0) {

@@ -16,9 +16,9 @@ import type { HeadersTable } from './headers-table.ts'
 export type Side = 'live' | 'shadow'
 
 /**
- * One response, live or shadow: status, latency, headers and body, with
- * the diff's marks for this side (pointers over `{status, headers, body}`,
- * DESIGN.md "Diff semantics").
+ * One response, live or shadow: status, latency, headers and body, with the
+ * diff's marks for this side (pointers over `{status, headers, body}`,
+ * docs/diff.md "What is compared").
  */
 @customElement('response-panel')
 export class ResponsePanel extends LitElement {

@@ -31,10 +31,10 @@ export interface ApiClientOptions {
 }
 
 /**
- * The management API as the hub uses it (SPEC.md "Endpoints"). Every call
- * takes an AbortSignal so a page that navigates away cancels what it no
- * longer needs. Failures throw `ApiError`; an abort rethrows the
- * AbortError untouched so callers can ignore it.
+ * The management API as the hub uses it (docs/reference/api.md "Operations").
+ * Every call takes an AbortSignal so a page that navigates away cancels what it
+ * no longer needs. Failures throw `ApiError`; an abort rethrows the AbortError
+ * untouched so callers can ignore it.
  */
 export class ApiClient {
   readonly baseUrl: string

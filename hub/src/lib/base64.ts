@@ -1,7 +1,7 @@
 /**
- * Bodies in RequestDetail are base64 (DESIGN.md). These helpers turn them
- * into bytes, then into text when the bytes are valid UTF-8 and look like
- * text, or into a hex dump when they do not.
+ * Bodies in a capture detail are base64 (docs/reference/api.md "Conventions").
+ * These helpers turn them into bytes, then into text when the bytes are valid
+ * UTF-8 and look like text, or into a hex dump when they do not.
  */
 
 /** `Uint8Array.fromBase64` (TC39, in current browsers and Bun): native and fast. */

@@ -2,9 +2,10 @@ import { base64ToBytes, bytesToText } from './base64.ts'
 import type { HeaderMap } from './types.ts'
 
 /**
- * A captured body, decoded for display. DESIGN.md: the diff compares
- * parsed JSON when both bodies parse as JSON, otherwise the raw text, so
- * `json` is only the first step; `diffDocuments` makes the final call.
+ * A captured body, decoded for display. The diff compares parsed JSON when both
+ * bodies parse as JSON, otherwise the raw text (docs/diff.md "What is
+ * compared"), so `json` is only the first step; `diffDocuments` makes the final
+ * call.
  */
 export type DecodedBody =
   | { readonly kind: 'empty' }
@@ -32,12 +33,12 @@ export function classifyBytes(bytes: Uint8Array): DecodedBody {
 }
 
 /**
- * Decodes a base64 body, undoing a gzip or deflate Content-Encoding when
- * the browser can (the stored bytes are what the service sent, compressed
- * or not; DESIGN.md "Proxy behaviour"). Chromium's DecompressionStream has
- * no Brotli (nor zstd), and a decoder in the page would weigh more than the
- * page: such a body is shown as its compressed bytes, and says so. The
- * API's diff is computed on the decoded body all the same.
+ * Decodes a base64 body, undoing a gzip or deflate Content-Encoding when the
+ * browser can (the stored bytes are what the service sent, compressed or not;
+ * docs/proxy.md "Forwarding"). Chromium's DecompressionStream has no Brotli
+ * (nor zstd), and a decoder in the page would weigh more than the page: such a
+ * body is shown as its compressed bytes, and says so. The API's diff is
+ * computed on the decoded body all the same.
  */
 export async function decodeBody(base64: string, headers: HeaderMap): Promise<DecodedBody> {
   let bytes: Uint8Array

@@ -1,5 +1,6 @@
 /**
- * Where the hub finds the API and its key (SPEC.md "Hub" variables).
+ * Where the hub finds the API and its key (docs/reference/configuration.md
+ * "Hub").
  *
  * 1. Runtime: `/config.js`, written by the hub server from SVC_APP_API_BASE_URL
  *    and SVC_APP_API_KEY, sets `globalThis.__SVC_HUB_CONFIG__` before the app

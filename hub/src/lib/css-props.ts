@@ -3,10 +3,10 @@ import { Directive, PartType, directive } from 'lit/directive.js'
 import type { ElementPart, PartInfo } from 'lit/directive.js'
 
 /**
- * Sets CSS properties through the CSSOM (`element.style.setProperty`).
- * Lit's own styleMap writes a `style` attribute on first render, which a
- * CSP without 'unsafe-inline' in style-src blocks (SPEC.md: the hub's CSP is
- * self-only); CSSOM writes are not inline styles and are allowed.
+ * Sets CSS properties through the CSSOM (`element.style.setProperty`). Lit's
+ * own styleMap writes a `style` attribute on first render, which a CSP without
+ * 'unsafe-inline' in style-src blocks (the hub's CSP is self-only, docs/hub.md
+ * "Serving"); CSSOM writes are not inline styles and are allowed.
  *
  *   html`<span ${cssProps({ width: '40%' })}></span>`
  */

@@ -2,16 +2,16 @@ import { childPointer, parsePointer } from './json-pointer.ts'
 import type { PatchOp } from './types.ts'
 
 /**
- * Which locations of the live and shadow documents to highlight for a
- * diff. DESIGN.md "Diff semantics": the patch is RFC 6902, and "applied in
- * order to the live document it yields the shadow document". Paths of later
- * operations therefore refer to the document as changed by the earlier ones
- * (two removes at `/items/0` remove live items 0 and 1). To highlight the
- * right places, the patch is replayed on a light tree that remembers, for
- * every node, where it came from in the live document; after the replay, a
- * walk of the tree gives each new or changed node's place in the shadow
- * document. Only the branches the patch touches are ever expanded, so a
- * 1 MB body costs as much as its diff, not its size.
+ * Which locations of the live and shadow documents to highlight for a diff. The
+ * patch is RFC 6902, and applied in order to the live document it yields the
+ * shadow document (docs/diff.md "Patch format"). Paths of later operations
+ * therefore refer to the document as changed by the earlier ones (two removes
+ * at `/items/0` remove live items 0 and 1). To highlight the right places, the
+ * patch is replayed on a light tree that remembers, for every node, where it
+ * came from in the live document; after the replay, a walk of the tree gives
+ * each new or changed node's place in the shadow document. Only the branches
+ * the patch touches are ever expanded, so a 1 MB body costs as much as its
+ * diff, not its size.
  */
 
 export const MARKS = ['added', 'removed', 'changed'] as const

@@ -1,8 +1,8 @@
 /**
- * Go-style durations (DESIGN.md "Durations"): decimal numbers each followed
- * by a unit, `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`, e.g. `720h`, `1h30m`,
- * `1.5h`. Used to check the retention field before the API does, so the
- * form can say what is wrong next to the field.
+ * Go-style durations (docs/reference/configuration.md "How values are read"):
+ * decimal numbers each followed by a unit, `ns`, `us`/`µs`, `ms`, `s`, `m`,
+ * `h`, e.g. `720h`, `1h30m`, `1.5h`. Used to check the retention field before
+ * the API does, so the form can say what is wrong next to the field.
  */
 
 // The server's parser, bundled into the page: one definition of a duration.
@@ -11,8 +11,8 @@ import { parseDuration } from '../../../src/config/duration.ts'
 export { parseDuration }
 
 /**
- * Checks a per-gate retention (SPEC.md Gate.retention, "Limits"): empty
- * means the global floor; otherwise a positive duration of at least the
+ * Checks a per-gate retention (docs/reference/api.md "Gate", `retention`):
+ * empty means the global floor; otherwise a positive duration of at least the
  * floor. Returns the message to show, or `undefined` when it is valid.
  */
 export function retentionError(text: string, floor: string | undefined): string | undefined {

@@ -4,8 +4,8 @@ import type { RequestDetail } from './types.ts'
 export type Side = 'live' | 'shadow'
 
 /**
- * How a capture's two responses compared, after the diff engine's outcome
- * kinds (DESIGN.md "Diff semantics"). A side that failed (timeout, refused
+ * How a capture's two responses compared, after the diff engine's outcome kinds
+ * (docs/diff.md "What is compared"). A side that failed (timeout, refused
  * connection) is stored with status 0 and its error text as the body; the
  * capture then counts as `has_diff` with an empty patch, so an empty patch
  * alone does not mean the responses matched.

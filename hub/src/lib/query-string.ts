@@ -1,10 +1,10 @@
 /**
- * List filters ⇄ query string. The hub's URL uses the API's own parameter
- * names (SPEC.md listGates and listRequests), so a deep link such as
- * `/gates/<id>?has_diff=true&method=GET,POST` is also the API query.
- * Parsing is forgiving: a value the API would reject with 400 is dropped
- * and its default used, so a hand-edited URL never breaks the page.
- * Serialising omits defaults, which keeps links short and canonical.
+ * List filters ⇄ query string. The hub's URL uses the API's own parameter names
+ * (docs/reference/api.md "listGates" and "listRequests"), so a deep link such
+ * as `/gates/<id>?has_diff=true&method=GET,POST` is also the API query. Parsing
+ * is forgiving: a value the API would reject with 400 is dropped and its
+ * default used, so a hand-edited URL never breaks the page. Serialising omits
+ * defaults, which keeps links short and canonical.
  */
 
 import { parseDateTime } from '../../../src/text/date-time.ts'
@@ -27,7 +27,7 @@ export type HasDiffChoice = (typeof HAS_DIFF_CHOICES)[number]
 /** Offered as checkboxes; the URL may carry any other method token too. */
 export const COMMON_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
-/** SPEC.md "Limits": page size 1 to 100, default 50. */
+/** Page size 1 to 100, default 50 (docs/reference/api.md "Conventions"). */
 export const PAGE_SIZES = [25, 50, 100] as const
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 100

@@ -51,7 +51,7 @@ export async function loadRequestView(
   return { detail, gate, requestBody, liveBody, shadowBody, liveDoc, shadowDoc, highlights }
 }
 
-/** The document the diff's pointers address (DESIGN.md "Diff semantics"). */
+/** The document the diff's pointers address (docs/diff.md "What is compared"). */
 export function diffDocument(res: ResponsePayload, body: DiffBody): DiffDocument {
   return { status: res.status_code, headers: canonicalHeaders(res.headers), body: body.json ? body.value : body.text }
 }

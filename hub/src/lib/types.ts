@@ -1,6 +1,6 @@
 /**
- * Resource shapes of the management API (SPEC.md "Resources and their
- * fields"). The hub only reads what it renders; every field is readonly.
+ * Resource shapes of the management API (docs/reference/api.md "Resources").
+ * The hub only reads what it renders; every field is readonly.
  */
 
 export interface DiffConfig {
@@ -56,7 +56,7 @@ export interface ResponsePayload {
   readonly id?: string
   readonly status_code: number
   readonly headers: HeaderMap
-  /** Base64 (DESIGN.md "API behaviour the spec leaves open"). */
+  /** Base64 (docs/reference/api.md "Conventions"). */
   readonly body: string
   readonly latency_ms: number
   readonly created_at: string
@@ -253,7 +253,7 @@ export interface PaginationMeta {
   readonly has_more: boolean
 }
 
-/** RFC 7807 body (SPEC.md "Errors"). */
+/** RFC 7807 body (docs/reference/api.md "Problems"). */
 export interface Problem {
   readonly type: string
   readonly title: string

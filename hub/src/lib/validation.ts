@@ -15,11 +15,11 @@ export function urlError(value: string): string | undefined {
 }
 
 /**
- * Which form field a Problem `detail` is about. The API names the field in
- * its detail (DESIGN.md: "Problem body whose `detail` names the field"),
- * e.g. `live_url: must be a URL` or `a gate named "x" already exists`.
- * The longest matching name wins, so `diff_config.float_tolerance` is not
- * mistaken for `diff_config`.
+ * Which form field a Problem `detail` is about. The API names the field in its
+ * detail (docs/reference/api.md "Problems": the `detail` names the field), e.g.
+ * `live_url: must be a URL` or `a gate named "x" already exists`. The longest
+ * matching name wins, so `diff_config.float_tolerance` is not mistaken for
+ * `diff_config`.
  */
 export function fieldOfDetail<F extends string>(detail: string, fields: readonly F[]): F | undefined {
   const text = detail.toLowerCase()
@@ -39,7 +39,10 @@ export function parseList(text: string): string[] {
   return out
 }
 
-/** A gjson-style field path with a `status`, `headers.` or `body.` prefix (DESIGN.md). */
+/**
+ * A gjson-style field path with a `status`, `headers.` or `body.` prefix
+ * (docs/diff.md).
+ */
 export function fieldPathError(path: string): string | undefined {
   if (path === 'status' || /^(headers|body)(\.|$)/.test(path)) return undefined
   return `"${path}" must start with status, headers. or body.`
