@@ -1,5 +1,5 @@
 /**
- * Diff engine benchmark (issue 2). Run alone with
+ * Diff engine benchmark (docs/diff.md "Benchmark"). Run alone with
  * `bun run test/bench/diff.bench.ts`, or call runDiffBench() from a bench
  * index. Compares our engine with json-diff-ts (raw `diff`, without our
  * semantics), fast-json-patch `compare` and the rfc6902 package on the same
@@ -253,7 +253,7 @@ export function runDiffBench(options: DiffBenchOptions = {}): DiffBenchResult {
   const targets = checkTargets(table, insertLabel)
   printTable(table, print)
   print('')
-  print('Targets (issue 2):')
+  print('Targets:')
   for (const t of targets) print(`  ${t.met ? 'met ' : 'MISS'}  ${t.target}: ${t.measured}`)
   print('')
   const seconds = ((performance.now() - started) / 1000).toFixed(1)

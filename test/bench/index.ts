@@ -33,10 +33,12 @@ async function main(): Promise<void> {
   for (const line of machineLines()) console.log(line)
   const proxy = await proxyBench()
   const benches: Bench[] = [
-    { key: 'diff', name: 'diff engine (issue 2)', run: async () => runDiffBench() },
-    { key: 'api', name: 'API (issue 3)', run: () => runApiBench({ printMachine: false }) },
+    { key: 'diff', name: 'diff engine (docs/diff.md)', run: async () => runDiffBench() },
+    { key: 'api', name: 'API (docs/benchmarks.md)', run: () => runApiBench({ printMachine: false }) },
   ]
-  if (typeof proxy === 'function') benches.push({ key: 'proxy', name: 'proxy (issue 4)', run: proxy })
+  if (typeof proxy === 'function') {
+    benches.push({ key: 'proxy', name: 'proxy (docs/proxy.md)', run: proxy })
+  }
   benches.push({ key: 'replay', name: 'replay (docs/ci.md)', run: () => runReplayBench({ printMachine: false }) })
   const selected = benches.filter((b) => ONLY.length === 0 || ONLY.includes(b.key))
   if (ONLY.length > 0) console.log(`BENCH_ONLY=${ONLY.join(',')}: ${selected.map((b) => b.key).join(', ') || 'nothing'}`)
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
     console.log(`(${bench.name}: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s)`)
   }
   console.log('')
-  if (typeof proxy === 'string') console.log(`proxy (issue 4): skipped: ${proxy}`)
+  if (typeof proxy === 'string') console.log(`proxy (docs/proxy.md): skipped: ${proxy}`)
   if (failed.length > 0) console.log(`could not run: ${failed.join(', ')}`)
   console.log(`all benchmarks: ${((performance.now() - started) / 1000).toFixed(0)} s`)
   // Exit even if a bench left a handle open (a pool, a timer): the figures are printed.

@@ -5,7 +5,7 @@ import { useRealApiSession } from './support/real-session.ts'
 
 /**
  * The hub on the real API (Chromium, PostgreSQL): keyboard use, focus and
- * labels (issue 5, "Accessible"), and what a wrong or missing key shows.
+ * labels (docs/hub.md "Accessibility"), and what a wrong or missing key shows.
  */
 
 /** Per test: a browser on a loaded two-vCPU box, plus several page loads. */

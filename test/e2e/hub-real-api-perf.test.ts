@@ -9,7 +9,7 @@ import type { RealHubStack } from './support/real-stack.ts'
 import { createGate, postCaptures, seedBulkCaptures } from './support/seed.ts'
 
 /**
- * The hub with real volumes (issue 5, "Quality"): a gate with 100,000
+ * The hub with real volumes (docs/hub.md "Large bodies"): a gate with 100,000
  * captures in PostgreSQL, and a capture whose bodies are 1 MB of JSON
  * each, posted through the API. Figures are printed, not asserted: the box
  * is shared and noisy. What is asserted is that the pages show the right

@@ -11,7 +11,7 @@ import { captureBody } from '../support/captures.ts'
 /**
  * The hub in a real headless Chromium against the real API on a fresh
  * PostgreSQL database, with captures posted through createRequest as a
- * proxy posts them (issue 5, "Tests"). The tests build on each other in
+ * proxy posts them (docs/hub.md "Tests"). The tests build on each other in
  * file order (the gate made through the form gets the captures, the
  * captures get opened, the settings change what the next captures show),
  * and each falls back to making what it needs when run alone (`-t`).

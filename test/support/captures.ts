@@ -1,4 +1,7 @@
-/** Builders for createRequest bodies as a proxy sends them (SPEC.md "createRequest"). */
+/**
+ * Builders for createRequest bodies as a proxy sends them
+ * (docs/reference/api.md "createRequest").
+ */
 
 const b64 = (value: unknown) =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64')

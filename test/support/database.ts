@@ -6,7 +6,7 @@ import { startPgliteServer } from '../../src/store/pglite-server.ts'
 
 /**
  * The database backends every storage and API integration suite runs
- * against (issue 7: one parameterised suite, not two copies):
+ * against (one parameterised suite, not two copies):
  *
  *   describe.each(BACKENDS)('gate store on %s', (kind) => { ... })
  */

@@ -3,8 +3,9 @@
  * put in front of live: the standalone proxy
  * (test/integration/proxy/shared-cases.test.ts) and the svc_gate module in
  * an Elysia and a Bun.serve host, configured by object and by block text
- * (test/integration/module/shared-cases.test.ts). DESIGN.md "Web-server
- * module": "It shares the proxy's core", so both must pass the same table.
+ * (test/integration/module/shared-cases.test.ts). The module shares
+ * the proxy's core (docs/proxy.md "Reusing the core"), so both must pass the
+ * same table.
  *
  * Every path a case uses is under `/api/`: the module is mounted on `/api`
  * and forwards paths unchanged, so live and shadow see the same paths

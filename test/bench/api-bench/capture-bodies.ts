@@ -1,6 +1,7 @@
 /**
  * createRequest bodies for the ingest benchmark, as a proxy in API mode
- * sends them (SPEC.md createRequest, no `diff`: the API computes it): 2 KB
+ * sends them (docs/reference/api.md "createRequest", no `diff`: the API
+ * computes it): 2 KB
  * JSON live and shadow bodies, base64; the shadow differs from live in
  * about 1% of its leaves for a share of the captures, and is identical for
  * the rest. Generated from a fixed seed, so every run sends the same bytes.
@@ -30,11 +31,11 @@ export interface CaptureBodies {
 
 /**
  * The path of the i-th body: the big gate's own path families (seed.ts
- * SEED_PATHS), so that what ingest adds is traffic of the same service and
- * a path filter read afterwards sees one gate, not two services glued
- * together. `/users/42`, the rare path of the reads, is never ingested.
- * docs/storage.md "Path filter" measures the other case: a filter that no
- * recent capture matches.
+ * SEED_PATHS), so that what ingest adds is traffic of the same service and a
+ * path filter read afterwards sees one gate, not two services glued together.
+ * `/users/42`, the rare path of the reads, is never ingested. docs/storage.md
+ * "Rollups: why and how exact" (path filter) measures the other case: a filter
+ * that no recent capture matches.
  */
 function ingestPath(i: number): string {
   if (i % 4 === 0) return `/orders/${i % 100}`

@@ -16,7 +16,7 @@
  *
  * Raw sockets rather than fetch: pre-serialised requests cost almost no
  * CPU, which matters on a two-core machine shared with the API, and fetch
- * keeps at most 64 idle sockets (DESIGN.md "Verified pitfalls").
+ * keeps at most 64 idle sockets (docs/proxy.md "HTTP client").
  */
 import { readFileSync } from 'node:fs'
 import type { Socket } from 'bun'

@@ -1,9 +1,9 @@
 /**
- * Realistic captures of a product catalogue moving to a v2 service, for
- * the real-API end-to-end tests and the screenshots: createRequest bodies
- * (SPEC.md) built with captureBody, with the kinds of difference a canary
- * shows (a renamed field, a float computed differently, a reordered array,
- * a shadow 500, a shadow that did not answer). Deterministic.
+ * Realistic captures of a product catalogue moving to a v2 service, for the
+ * real-API end-to-end tests and the screenshots: createRequest bodies
+ * (docs/reference/api.md) built with captureBody, with the kinds of difference
+ * a canary shows (a renamed field, a float computed differently, a reordered
+ * array, a shadow 500, a shadow that did not answer). Deterministic.
  */
 import { captureBody } from '../../support/captures.ts'
 import type { CaptureSpec } from '../../support/captures.ts'
@@ -115,7 +115,7 @@ export function scenarios(now = Date.now()) {
       path: '/v2/search',
       raw_query: 'q=trail+runner',
       live: { query: 'trail runner', hits: [p(0).id, p(6).id] },
-      // DESIGN.md: a failed shadow is stored with status 0 and its error text as the body.
+      // A failed shadow is stored with status 0 and its error text as the body.
       shadow: 'Get "http://catalog-v2.canary.internal:8080/v2/search?q=trail+runner": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
       shadowStatus: 0,
       shadowHeaders: {},

@@ -5,12 +5,12 @@ import { advanceJob, fakeControls, previewOf, suggestionRows, withNoise } from '
 import type { FakeControls, FakeJob } from './fake-noise.ts'
 
 /**
- * A minimal stand-in for the management API, shaped by SPEC.md: bearer
- * auth, `{data}` wrapping, `pagination`, RFC 7807 problems, CORS for the
+ * A minimal stand-in for the management API, shaped by docs/reference/api.md:
+ * bearer auth, `{data}` wrapping, `pagination`, RFC 7807 problems, CORS for the
  * hub's origin, the listGates / listRequests filters, and the endpoints,
- * signatures and fields reads (fake-insights.ts), and the noise
- * classification, suggestions, preview and re-diff jobs (fake-noise.ts). Only for the
- * hub's smoke test and screenshots; the real-API e2e replaces it.
+ * signatures and fields reads (fake-insights.ts), and the noise classification,
+ * suggestions, preview and re-diff jobs (fake-noise.ts). Only for the hub's
+ * smoke test and screenshots; the real-API e2e replaces it.
  */
 export interface FakeApi {
   readonly url: string

@@ -145,7 +145,7 @@ function requestsFor(count: number, salt: number): FakeRequest[] {
     let diff: FakeRequest['diff']['content'] = []
     const liveBody = JSON.stringify(ORDER_LIVE)
     if (i === 5) {
-      // A shadow that failed: DESIGN.md stores status 0 and the error text.
+      // A shadow that failed is stored with status 0 and the error text.
       live = response(uuid(i, salt + 1), 200, liveHeaders, liveBody, 38, at)
       shadow = response(uuid(i, salt + 2), 0, {}, 'dial tcp 10.0.4.17:8080: connect: connection refused', 3, at)
       diff = [

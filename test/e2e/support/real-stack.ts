@@ -31,11 +31,11 @@ export interface RealHubStackOptions {
 /**
  * The real API over PostgreSQL and hub servers pointed at it, on 127.0.0.1.
  *
- * The API must list each hub's origin in SVC_APP_CORS_ORIGINS (SPEC.md
- * "CORS") before it starts, so the hub ports are chosen first: as many free
- * ports as hubs plus spares, all held at once so they differ, then
- * released and all listed. A hub starts on the first listed port still
- * free, so a port taken in between costs a spare, not a restart.
+ * The API must list each hub's origin in SVC_APP_CORS_ORIGINS
+ * (docs/reference/configuration.md "Hub") before it starts, so the hub ports
+ * are chosen first: as many free ports as hubs plus spares, all held at once so
+ * they differ, then released and all listed. A hub starts on the first listed
+ * port still free, so a port taken in between costs a spare, not a restart.
  */
 export async function startRealHubStack(options: RealHubStackOptions = {}): Promise<RealHubStack> {
   const ports = await freePorts((options.hubs ?? 3) + 2)

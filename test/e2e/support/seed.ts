@@ -3,7 +3,7 @@ import { rebuildRollups } from '../../../src/store/rebuild-rollups.ts'
 import type { TestApi } from '../../support/api-server.ts'
 import type { CaptureBody } from './catalog-data.ts'
 
-/** A createRequest answer (SPEC.md Request summary). */
+/** A createRequest answer (a capture summary, docs/reference/api.md). */
 export interface CreatedRequest {
   id: string
   method: string

@@ -4,7 +4,10 @@ import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-serv
 import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
 const gateId = '00000000-0000-4000-8000-000000000000'
-/** Every operation of SPEC.md "Endpoints", with a body where it needs one. */
+/**
+ * Every operation of docs/reference/api.md "Operations", with a body where it
+ * needs one.
+ */
 const PROTECTED: Array<[string, string, unknown]> = [
   ['GET', '/config', undefined],
   ['GET', '/stats', undefined],
@@ -185,7 +188,7 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
 })
 
 describe.each(BACKENDS)('CORS and rate limiting on %s', (backend) => {
-  test('CORS: the configured origin, the spec methods and headers, preflight without a key', async () => {
+  test('CORS: the configured origin, the documented methods and headers, preflight without a key', async () => {
     const t = await startTestApi(backend, { SVC_APP_CORS_ORIGINS: 'http://hub.example:8070' })
     try {
       const res = await t.call('GET', '/gates', undefined, { origin: 'http://hub.example:8070' })

@@ -17,7 +17,7 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     await t.stop()
   })
 
-  test('createGate answers 201 with a new gate in SPEC.md shape', async () => {
+  test('createGate answers 201 with a new gate in the documented shape', async () => {
     const res = await t.call('POST', '/gates', gateBody('shape'))
     expect(res.status).toBe(201)
     const { data } = (await res.json()) as { data: Record<string, unknown> }

@@ -87,7 +87,8 @@ describe.each(BACKENDS)('problem details do not repeat values, on %s', (backend)
     expect(res.status).toBe(400)
     const problem = (await res.json()) as Problem
     expect(problem.detail).toBe('gate_id must be a UUID')
-    // `instance` is the request path (SPEC.md "Errors"), never the query.
+    // `instance` is the request path (docs/reference/api.md "Problems"), never
+    // the query.
     expect(problem.instance).toBe(`/gates/%00${SECRET}/requests`)
   })
 

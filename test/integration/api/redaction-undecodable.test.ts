@@ -1,6 +1,6 @@
 /**
  * createRequest with bodies that cannot be decoded, on a gate that redacts
- * a body field (docs/diff.md "What processCapture returns"): a truncated
+ * a body field (docs/diff.md "Redaction and what is stored"): a truncated
  * gzip labelled application/json, a corrupt br and a truncated deflate are
  * stored as `[REDACTED]`, never as received; without a redacted body field
  * they are stored byte for byte.

@@ -55,7 +55,7 @@ describe('compose.yaml', () => {
     }
   })
 
-  test('publishes the ports of SPEC.md "Default ports", and 8070 for the hub', () => {
+  test('publishes the default ports: 8090 for the API, 8080 and 8081 for the proxy, 8070 for the hub', () => {
     expect(containerPorts(services['api']!)).toEqual([8090])
     expect(containerPorts(services['proxy']!).sort()).toEqual([8080, 8081])
     expect(containerPorts(services['hub']!)).toEqual([8070])
@@ -119,7 +119,8 @@ describe('compose.yaml', () => {
     expect(resolved.services['hub']!.environment!['SVC_APP_API_BASE_URL']).toBe(
       'http://localhost:8090',
     )
-    // The API lets the hub's origin in (SPEC.md: "The API's CORS origins must list the hub's origin").
+    // The API lets the hub's origin in: its CORS origins must list it
+    // (docs/reference/configuration.md "Hub").
     expect(resolved.services['api']!.environment!['SVC_APP_CORS_ORIGINS']).toBe(
       'http://localhost:8070',
     )
@@ -135,8 +136,9 @@ describe('compose.yaml', () => {
   })
 
   test('the API and the proxy get longer than the shadow drain to stop', () => {
-    // DESIGN.md "Proxy": after SIGTERM, background work drains for up to the
-    // shadow timeout (10 s), which is all of Docker's default grace period.
+    // After SIGTERM, background work drains for up to the shadow timeout
+    // (10 s, docs/proxy.md "Shutdown"), which is all of Docker's default
+    // grace period.
     for (const name of ['api', 'proxy']) expect(services[name]!.stop_grace_period).toBe('20s')
   })
 })

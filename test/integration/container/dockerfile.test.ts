@@ -16,8 +16,8 @@ const file = parseDockerfile(await Bun.file(join(REPO, 'Dockerfile')).text())
 const ignore = parseDockerignore(await Bun.file(join(REPO, '.dockerignore')).text())
 
 /**
- * What each image must offer (SPEC.md "Default ports" and "Infrastructure";
- * DESIGN.md "One entry, one flag" for the hub's 8070 and `/health`).
+ * What each image must offer (docs/containers.md: the default ports and
+ * health checks of each component, the hub's 8070 and `/health` included).
  */
 const TARGETS = {
   api: {
@@ -57,7 +57,7 @@ describe('Dockerfile targets', () => {
     if (gid !== undefined) expect(gid).toMatch(/^[1-9]\d*$/)
   })
 
-  test.each(TARGET_NAMES)('%s exposes the ports of SPEC.md', (target) => {
+  test.each(TARGET_NAMES)('%s exposes its default ports', (target) => {
     expect([...imageConfig(stageNamed(file, target)).expose].sort()).toEqual(
       [...TARGETS[target].ports].sort(),
     )

@@ -12,7 +12,7 @@ import { loadHubConfig } from '../../../src/config/hub-config.ts'
 const API = 'http://api.example.test:8090/base'
 const KEY = 'hub-test-key-0123456789'
 
-/** SPEC.md "Response security headers", the hub's static server, and CORP (docs/hub.md). */
+/** The hub's security headers, CORP included (docs/hub.md "Serving"). */
 const SECURITY = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -94,7 +94,7 @@ describe('hub server', () => {
     for (const name of Object.keys(SECURITY)) expect(res.headers.has(name)).toBe(false)
   })
 
-  test('the index has exactly the SPEC.md security headers and is not cached', async () => {
+  test('the index has exactly the documented security headers and is not cached', async () => {
     const res = await get('/')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toStartWith('text/html')

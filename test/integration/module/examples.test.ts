@@ -61,7 +61,7 @@ async function exampleBlock(): Promise<string> {
 }
 
 describe('examples/svc_gate.conf', () => {
-  test('sets every directive of the SPEC table, the nested http_client block included', async () => {
+  test('sets every directive, the nested http_client block included', async () => {
     const text = await Bun.file(CONF).text()
     for (const directive of [...SVC_GATE_DIRECTIVES, ...HTTP_CLIENT_DIRECTIVES]) {
       expect(text).toMatch(new RegExp(`^ +${directive} `, 'm'))

@@ -29,7 +29,7 @@ describe('admin server', () => {
     expect(await ready.json()).toEqual({ status: 'ready' })
   })
 
-  test('/metrics has the SPEC series, with svc_target and server address/port on the client histogram', async () => {
+  test('/metrics has the documented series, with svc_target and server address/port on the client histogram', async () => {
     await (await fetch(`${proxy.url}/json`)).text()
     await proxy.settled()
     const text = await proxy.metricsText()

@@ -19,7 +19,7 @@ describe.each(BACKENDS)('gate store on %s', (kind) => {
   const create = (name: string, n = name) => gates.create({ name, live_url: `http://live/${n}`, shadow_url: `http://shadow/${n}` })
 
   describe('create and get', () => {
-    test('a new gate has the defaults of SPEC.md and zero stats', async () => {
+    test('a new gate has the documented defaults and zero stats', async () => {
       const gate = await gates.create({ name: 'orders', live_url: 'http://live:8080', shadow_url: 'http://shadow:8080' })
       expect(gate).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),

@@ -71,7 +71,7 @@ describe.each(BACKENDS)('path filter on %s', (kind) => {
     })
   })
 
-  describe('matches what the SPEC says, for any pattern', () => {
+  describe('matches as an unanchored substring with * for any sequence, for any pattern', () => {
     // Few letters, so that random patterns often match; `*` and LIKE's own metacharacters included.
     const ALPHABET = ['/', 'a', 'b', '1', '%', '_', '\\']
     const T0 = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 10 * MINUTE)

@@ -224,7 +224,10 @@ describe.each(BACKENDS)('request store on %s', (kind) => {
       rows = await insertAll(requests, gateId, specs)
     })
 
-    /** The SPEC's semantics, computed in memory from what was inserted. */
+    /**
+     * The documented semantics (docs/reference/api.md "listRequests"), computed
+     * in memory from what was inserted.
+     */
     function expected(query: RequestListQuery): string[] {
       const time = (c: CaptureInput) => (c.created_at as Date).getTime()
       const pathRe = query.path === undefined

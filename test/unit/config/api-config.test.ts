@@ -18,7 +18,7 @@ function errorOf(env: Record<string, string>): ConfigError {
 }
 
 describe('loadApiConfig', () => {
-  test('applies every default of SPEC.md', () => {
+  test('applies every documented default', () => {
     const config = loadApiConfig(BASE)
     expect(config).toMatchObject({
       port: 8090,

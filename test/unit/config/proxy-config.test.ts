@@ -18,7 +18,7 @@ function errorOf(env: Record<string, string>): ConfigError {
   throw new Error('expected a ConfigError')
 }
 
-describe('loadProxyConfig: SPEC.md "Proxy, common" defaults', () => {
+describe('loadProxyConfig: the common defaults', () => {
   test('applies every default', () => {
     const config = loadProxyConfig(STANDALONE)
     expect(config).toMatchObject({
@@ -80,7 +80,7 @@ describe('loadProxyConfig: SPEC.md "Proxy, common" defaults', () => {
     ])
   })
 
-  test('0 is allowed where SPEC.md gives it a meaning', () => {
+  test('0 is allowed where it has a documented meaning', () => {
     const config = loadProxyConfig({
       ...STANDALONE,
       SVC_APP_MAX_BODY_SIZE: '0',

@@ -141,7 +141,7 @@ describe('compareDocuments: objects and values', () => {
   })
 })
 
-describe('compareDocuments: arrays in order (DESIGN.md "Diff semantics")', () => {
+describe('compareDocuments: arrays in order', () => {
   const A = { id: 1, name: 'a', tags: ['x'] }
   const B = { id: 2, name: 'b', tags: ['y'] }
   const C = { id: 3, name: 'c', tags: [] }

@@ -16,7 +16,7 @@ function names(pattern: string, path: string[]): boolean {
   return state.matched
 }
 
-describe('field path notation (DESIGN.md "Diff semantics")', () => {
+describe('field path notation', () => {
   test.each([
     // literal segments
     ['body.user.email', ['body', 'user', 'email'], true],

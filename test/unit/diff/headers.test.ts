@@ -14,7 +14,7 @@ describe('header names and the compared header set', () => {
     expect(canonicalHeaderName(name)).toBe(canonical)
   })
 
-  test('drops the volatile set of DESIGN.md and hop-by-hop headers', () => {
+  test('drops the volatile set and hop-by-hop headers', () => {
     const headers = comparedHeaders({
       date: ['Mon'],
       'content-length': ['12'],

@@ -1,6 +1,6 @@
 /**
  * Bodies that cannot be decoded, when body fields are redacted
- * (src/diff/unparsed-body.ts, docs/diff.md "What processCapture returns"):
+ * (src/diff/unparsed-body.ts, docs/diff.md "Redaction and what is stored"):
  * a truncated or corrupt stream, or a coding that does not fit the bytes,
  * is stored as `[REDACTED]`, never as it came, since a partial decode of the
  * stored bytes would show the very fields redaction is for.

@@ -59,7 +59,7 @@ describe('the diff document', () => {
     expect(headerValue({ 'content-encoding': ['br'] }, 'Content-Encoding')).toBe('br')
   })
 
-  test('bodies are JSON only when both sides are JSON (DESIGN.md)', () => {
+  test('bodies are JSON only when both sides are JSON', () => {
     const json = classifyBytes(enc('{"a":1}'))
     const text = classifyBytes(enc('oops'))
     expect(diffBodies(json, json)).toEqual([

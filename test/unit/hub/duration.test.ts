@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { humanizeDuration, parseDuration, retentionError } from '../../../hub/src/lib/duration.ts'
 
-describe('parseDuration (Go syntax, DESIGN.md "Durations")', () => {
+describe('parseDuration (Go syntax)', () => {
   test.each([
     ['720h', 720 * 3_600_000],
     ['1h30m', 5_400_000],

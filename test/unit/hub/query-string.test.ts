@@ -42,7 +42,7 @@ describe('request filters ⇄ query string', () => {
     expect(parseRequestQuery(s)).toEqual(q)
   })
 
-  test('the query string is the API query: names match SPEC.md listRequests', () => {
+  test('the query string is the API query: names match listRequests', () => {
     const s = new URLSearchParams(requestQueryToString({ ...DEFAULT_REQUEST_QUERY, has_diff: 'false', method: ['delete'] }))
     expect([...s.keys()]).toEqual(['method', 'has_diff'])
     expect(s.get('method')).toBe('DELETE')

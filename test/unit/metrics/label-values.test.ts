@@ -9,7 +9,7 @@ import {
 } from '../../../src/metrics/index.ts'
 
 describe('label values', () => {
-  test('are the sets SPEC.md and the proxy issue name', () => {
+  test('are the documented sets', () => {
     expect(COMPARISON_RESULTS).toEqual(['match', 'diff', 'error'])
     expect(SVC_TARGETS).toEqual(['live', 'shadow', 'api', 'unknown'])
     expect(SKIP_REASONS).toEqual([

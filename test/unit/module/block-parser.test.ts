@@ -20,7 +20,7 @@ function syntaxError(text: string): BlockSyntaxError {
   throw new Error(`parsed without error: ${text}`)
 }
 
-const DESIGN_EXAMPLE = `svc_gate {
+const EXAMPLE_BLOCK = `svc_gate {
     live http://127.0.0.1:3000
     shadow http://127.0.0.1:3001
     sampling_rate 0.5
@@ -33,8 +33,8 @@ const DESIGN_EXAMPLE = `svc_gate {
 }`
 
 describe('parseBlock', () => {
-  test('parses the example of DESIGN.md "Web-server module"', () => {
-    expect(shape(parseBlock(DESIGN_EXAMPLE))).toEqual([
+  test('parses a block with URLs, a quoted list, a nested block and a multi-valued directive', () => {
+    expect(shape(parseBlock(EXAMPLE_BLOCK))).toEqual([
       [
         'svc_gate',
         [
@@ -56,7 +56,7 @@ describe('parseBlock', () => {
   })
 
   test('records the line and column of every name and value', () => {
-    const [gate] = parseBlock(DESIGN_EXAMPLE)
+    const [gate] = parseBlock(EXAMPLE_BLOCK)
     expect(gate).toMatchObject({ name: 'svc_gate', line: 1, column: 1 })
     const shadowRules = gate?.block?.[3]
     expect(shadowRules).toMatchObject({

@@ -26,7 +26,8 @@ function configError(fn: () => unknown): ModuleConfigError {
   throw new Error('expected a ModuleConfigError')
 }
 
-// SPEC.md "Web-server module, `svc_gate` block": every default.
+// Every default (docs/reference/configuration.md "Module: the `svc_gate` block
+// and options").
 const DEFAULTS: SvcGateConfig = {
   live: 'http://127.0.0.1:3000',
   shadow: 'http://127.0.0.1:3001',
@@ -49,19 +50,20 @@ const DEFAULTS: SvcGateConfig = {
   redactedFields: [],
   trustedProxies: [],
   endpoints: [],
-  // Not in the SPEC's table: the proxy's SVC_APP_MAX_BYTES_IN_FLIGHT default, 256 MiB.
+  // The proxy's SVC_APP_MAX_BYTES_IN_FLIGHT default, 256 MiB.
   maxBytesInFlight: 268_435_456,
-  // The noise check (docs/module.md "Noise check"): off, and at most 5 repeats a second.
+  // The noise check (docs/proxy.md "Noise check"): off, and at most 5 repeats a
+  // second.
   noiseSampleRate: 0,
   noiseMaxPerSecond: 5,
 }
 
 describe('parseModuleConfig', () => {
-  test('applies every default of the SPEC table when only live and shadow are set', () => {
+  test('applies every default when only live and shadow are set', () => {
     expect(parseModuleConfig(block())).toEqual(DEFAULTS)
   })
 
-  test('reads every directive of the SPEC table', () => {
+  test('reads every directive', () => {
     const text = `
       # every directive, none at its default
       svc_gate {

@@ -12,7 +12,7 @@ import { endpointTemplatesProblem } from '../../../src/insights/index.ts'
 import { compileShadowRules } from '../../../src/proxy/policy/shadow-rules.ts'
 
 describe('printBlock', () => {
-  test('prints every directive in the SPEC order, defaults included', () => {
+  test('prints every directive in the documented order, defaults included', () => {
     const config = validateModuleConfig({
       live: 'http://127.0.0.1:3000',
       shadow: 'http://127.0.0.1:3001',

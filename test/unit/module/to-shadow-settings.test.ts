@@ -19,7 +19,7 @@ function comparable(settings: ShadowSettings) {
 }
 
 describe('toShadowSettings', () => {
-  test('maps the SPEC defaults onto the core’s settings, standalone (gate="")', () => {
+  test('maps the default configuration onto the core’s settings, standalone (gate="")', () => {
     const settings = toShadowSettings(validateModuleConfig(URLS))
     expect(comparable(settings)).toEqual({
       liveUrl: 'http://127.0.0.1:3000',

@@ -146,7 +146,7 @@ describe('API client', () => {
   })
 })
 
-describe('circuit breaker around every attempt (SPEC.md "States and transitions")', () => {
+describe('circuit breaker around every attempt (closed, open, half-open)', () => {
   test('opens after the failure threshold, refuses without calling, half-opens and closes', async () => {
     let now = 0
     const breaker = new CircuitBreaker({ failureThreshold: 3, delayMs: 60_000, successThreshold: 2, now: () => now })

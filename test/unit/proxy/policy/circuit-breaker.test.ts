@@ -33,7 +33,7 @@ function setup(options: CircuitBreakerOptions = {}) {
 
 type Env = ReturnType<typeof setup>
 
-// SPEC.md "States and transitions", the breaker's table. Each row: get to
+// The breaker's table of transitions (circuit-breaker.ts). Each row: get to
 // `from`, apply the trigger one step short of the condition (no move), then
 // the last step (exactly one move, to `to`).
 const SPEC_TABLE: {
@@ -76,7 +76,7 @@ const SETTINGS: [string, CircuitBreakerOptions][] = [
   ['1 failure, 10ms, 4 successes', { failureThreshold: 1, delayMs: 10, successThreshold: 4 }],
 ]
 
-describe('CircuitBreaker: SPEC transitions', () => {
+describe('CircuitBreaker: the three transitions', () => {
   for (const [name, options] of SETTINGS) {
     describe(name, () => {
       for (const row of SPEC_TABLE) {
@@ -94,8 +94,8 @@ describe('CircuitBreaker: SPEC transitions', () => {
   }
 })
 
-describe('CircuitBreaker: behaviour the SPEC leaves open', () => {
-  test('starts closed with the SPEC defaults', () => {
+describe('CircuitBreaker: behaviour beyond the three transitions', () => {
+  test('starts closed with the documented defaults', () => {
     const breaker = new CircuitBreaker()
     expect(breaker.state).toBe('closed')
     expect(breaker).toMatchObject({
@@ -285,7 +285,7 @@ describe('CircuitBreaker.execute', () => {
 })
 
 /**
- * The SPEC's table as a plain model (every call reported at once, so the
+ * The table of transitions as a plain model (every call reported at once, so the
  * half-open concurrency limit never bites), to compare against random runs.
  */
 function model(failureThreshold: number, delayMs: number, successThreshold: number) {
@@ -324,7 +324,7 @@ function model(failureThreshold: number, delayMs: number, successThreshold: numb
 }
 
 describe('CircuitBreaker (property)', () => {
-  test('follows the SPEC table over any sequence of calls and pauses', () => {
+  test('follows the table of transitions over any sequence of calls and pauses', () => {
     const step = fc.oneof(
       fc.boolean().map((ok) => ({ kind: 'call' as const, ok })),
       fc.integer({ min: 0, max: 150 }).map((ms) => ({ kind: 'advance' as const, ms })),

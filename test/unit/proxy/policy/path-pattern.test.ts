@@ -7,7 +7,8 @@ import {
 } from '../../../../src/proxy/policy/path-pattern.ts'
 
 describe('compilePathPattern', () => {
-  // SPEC.md "Shadow matching rules", wildcard table: which row each form falls in.
+  // The wildcard table (docs/proxy.md "Which requests are shadowed"): which row
+  // each form falls in.
   const kinds: [string, PathPatternKind][] = [
     ['*', 'any'],
     ['/api/users', 'exact'],

@@ -10,7 +10,7 @@ import {
 
 const policy = { maxRetries: 3, initialDelayMs: 1000, deadlineMs: 30_000 }
 
-describe('retry policy (SPEC.md "Proxy, API mode")', () => {
+describe('retry policy (API mode)', () => {
   const REJECTED_500 = JSON.stringify({ type: '/errors/internal', status: 500, capture_rejected: true })
   test.each([
     [201, '', 'ok', false],

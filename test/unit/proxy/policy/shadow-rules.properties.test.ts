@@ -3,7 +3,8 @@ import fc from 'fast-check'
 import { compileShadowRules } from '../../../../src/proxy/policy/shadow-rules.ts'
 
 /**
- * A naive reading of SPEC.md "Shadow matching rules", written independently
+ * A naive reading of the rules (docs/proxy.md "Which requests are shadowed"),
+ * written independently
  * of the implementation: no precompilation, per-character glob for the
  * segment form, slices instead of startsWith/endsWith/includes.
  */

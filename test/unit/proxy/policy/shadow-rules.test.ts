@@ -20,8 +20,8 @@ function thrown(fn: () => unknown): unknown {
   throw new Error('expected an error')
 }
 
-// SPEC.md "Shadow matching rules", wildcard table: every row, with paths it
-// matches and paths it does not.
+// The wildcard table (docs/proxy.md "Which requests are shadowed"): every
+// row, with paths it matches and paths it does not.
 const WILDCARD_TABLE: { form: string; pattern: string; match: string[]; miss: string[] }[] = [
   {
     form: 'bare `*`: any path',
@@ -103,7 +103,7 @@ const WILDCARD_TABLE: { form: string; pattern: string; match: string[]; miss: st
   },
 ]
 
-describe('SPEC wildcard table', () => {
+describe('wildcard table', () => {
   for (const row of WILDCARD_TABLE) {
     describe(`${row.form} ("${row.pattern}")`, () => {
       for (const path of row.match) {
@@ -156,9 +156,8 @@ describe('evaluation rules', () => {
     }
   })
 
-  // The default, method by method: SPEC.md "by default only GET, HEAD and
-  // OPTIONS are shadowed" holds for every method, not only the four that
-  // rule 3 names.
+  // The default, method by method: only GET, HEAD and OPTIONS are shadowed,
+  // every other method is not, not only POST, PUT, DELETE and PATCH.
   const DEFAULT_DECISIONS: readonly [method: string, shadowed: boolean][] = [
     ['GET', true],
     ['HEAD', true],

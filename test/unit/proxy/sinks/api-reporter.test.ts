@@ -17,7 +17,7 @@ const capture: Capture = {
   shadow: { status: 0, headers: {}, body: text('shadow: connection refused'), latencyMs: 1.6, createdAt: at },
 }
 
-describe('createRequestPayload (SPEC.md "createRequest")', () => {
+describe('createRequestPayload (the createRequest body)', () => {
   test('base64 bodies, RFC 3339 times, integer latencies, no diff', () => {
     const payload = createRequestPayload(capture)
     expect(payload).toEqual({
