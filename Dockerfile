@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# One Dockerfile, four images (issue 7 "Containers"; docs/containers.md):
+# One Dockerfile, four images (docs/containers.md):
 #
 #   docker build --target api      -t svc-api .
 #   docker build --target proxy    -t svc-proxy .
@@ -59,7 +59,7 @@ COPY src ./src
 # The application files stay owned by root: the process can read, not modify them.
 # 65532 is distroless's "nonroot"; numeric so runAsNonRoot can verify it.
 USER 65532:65532
-# The components drain on SIGTERM and exit 0 (SPEC.md; DESIGN.md "Proxy").
+# The components drain on SIGTERM and exit 0 (docs/proxy.md "Shutdown").
 STOPSIGNAL SIGTERM
 
 # ---------------------------------------------------------------------------
@@ -82,8 +82,8 @@ ENTRYPOINT ["/usr/local/bin/bun", "run", "src/main.ts", "proxy"]
 
 # ---------------------------------------------------------------------------
 # hub: the built SPA plus the static server, which writes /config.js from
-# SVC_APP_API_BASE_URL and SVC_APP_API_KEY at startup (the SPEC's "container
-# entrypoint injects it into the page's runtime config").
+# SVC_APP_API_BASE_URL and SVC_APP_API_KEY at startup, the page's runtime
+# configuration (docs/hub.md "Configuration: which key to use when").
 FROM runtime AS hub
 LABEL org.opencontainers.image.title="svc-shadow hub"
 COPY --from=hub-build /app/hub/dist ./hub/dist

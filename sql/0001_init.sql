@@ -21,7 +21,7 @@ CREATE TABLE gates (
 
 -- Uniqueness is enforced by the database so that concurrent creates cannot
 -- both win. The keys are hashed: a btree entry is limited to ~2.7 kB and
--- names/URLs have no length limit in the spec.
+-- URLs have no length limit.
 CREATE UNIQUE INDEX gates_name_key ON gates (md5(name));
 CREATE UNIQUE INDEX gates_url_pair_key ON gates (md5(live_url), md5(shadow_url));
 CREATE INDEX gates_created_at_idx ON gates (created_at, id);
