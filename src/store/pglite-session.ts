@@ -41,10 +41,10 @@ interface Client {
  * the transaction belong to the connection that started them.
  *
  * @electric-sql/pglite-socket queues message by message and keeps a
- * connection's messages together only inside a transaction block, so
- * concurrent exchanges interleave: one connection's Bind or Execute runs on
- * another's statement or portal ("portal does not exist", or the other
- * query's rows), as its issue #1046 reports and docs/storage.md shows.
+ * connection's messages together only inside a transaction block, so concurrent
+ * exchanges interleave: one connection's Bind or Execute runs on another's
+ * statement or portal ("portal does not exist", or the other query's rows), as
+ * electric-sql/pglite issue #1046 reports and docs/storage.md shows.
  *
  * A connection that closes while it owns the session has its exchange
  * aborted and its transaction rolled back, as a backend does for a client
