@@ -49,6 +49,17 @@ export function createInsightCatalog(sql: postgres.Sql, options: InsightCatalogO
   const templates = new Map<string, string>()
   const signatures = new Map<string, Signature>()
   const reported = new Set<string>()
+  // Admissions under way, so that a burst of captures with one new template or signature costs one transaction.
+  const admitting = new Map<string, Promise<unknown>>()
+
+  function once<T>(key: string, admit: () => Promise<T>): Promise<T> {
+    let pending = admitting.get(key) as Promise<T> | undefined
+    if (pending === undefined) {
+      pending = admit().finally(() => admitting.delete(key))
+      admitting.set(key, pending)
+    }
+    return pending
+  }
 
   function remember<T>(map: Map<string, T>, key: string, value: T): T {
     if (map.size >= maxEntries) map.delete(map.keys().next().value!)
@@ -101,20 +112,24 @@ export function createInsightCatalog(sql: postgres.Sql, options: InsightCatalogO
       const key = `${gateId} ${template}`
       const hit = templates.get(key)
       if (hit !== undefined) return hit
-      const resolved = await admitTemplate(gateId, template)
-      if (resolved === undefined) return template
-      if (resolved !== template) capReached(gateId, 'template')
-      return remember(templates, key, resolved)
+      return once(`t ${key}`, async () => {
+        const resolved = await admitTemplate(gateId, template)
+        if (resolved === undefined) return template
+        if (resolved !== template) capReached(gateId, 'template')
+        return remember(templates, key, resolved)
+      })
     },
 
     async signature(gateId, signature) {
       const key = `${gateId} ${signature.id}`
       const hit = signatures.get(key)
       if (hit !== undefined) return hit
-      const resolved = await admitSignature(gateId, signature)
-      if (resolved === undefined) return signature
-      if (resolved !== signature) capReached(gateId, 'signature')
-      return remember(signatures, key, resolved)
+      return once(`s ${key}`, async () => {
+        const resolved = await admitSignature(gateId, signature)
+        if (resolved === undefined) return signature
+        if (resolved !== signature) capReached(gateId, 'signature')
+        return remember(signatures, key, resolved)
+      })
     },
   }
 }

@@ -18,7 +18,6 @@ import { dataException, SQLSTATE, sqlState } from './sql-errors.ts'
 import { createInsertBatcher, type Outcome } from './insert-batcher.ts'
 import { captureInsight, type CaptureInsight } from './capture-insight.ts'
 import { createInsightCatalog, type InsightCatalogOptions } from './insight-catalog.ts'
-import { insightRollupSteps } from './insight-rollups.ts'
 import { captureDigest } from './capture-digest.ts'
 
 export { REQUEST_SORT_KEYS, type RequestListQuery, type RequestSortKey } from './request-list.ts'
@@ -203,8 +202,11 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
  * their row locks in the same order (requests, rollups, path rollups,
  * counters). The rollup, path rollup and counter rows are this
  * connection's shard (ingest_shard()), so concurrent inserts into one gate
- * rarely wait for each other. Any error (unknown gate, bad timestamp,
- * deadlock) rolls back the whole statement.
+ * rarely wait for each other. The insight rollups (endpoints, noise,
+ * signatures) are counted by the statement's trigger on requests, last,
+ * from the rows actually inserted (sql/0007_insight_insert_trigger.sql).
+ * Any error (unknown gate, bad timestamp, deadlock) rolls back the whole
+ * statement.
  *
  * synchronous_commit is `synchronousCommit` for this transaction only,
  * 'off' unless SVC_APP_DATABASE_DURABLE_CAPTURES is set: the commit does
@@ -230,7 +232,7 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
         ${timestamp(live.created_at)}::text::timestamptz,
         ${shadow.id}::uuid, ${jsonb(sql, storableJson(shadow.headers))}::jsonb, ${shadow.body}::bytea,
         ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb,
-        ${digest}::bytea, ${insight.template}::text, ${signature?.id ?? null}::text, ${signature?.kind ?? null}::text,
+        ${digest}::bytea, ${insight.template}::text, ${signature?.id ?? null}::text,
         ${check?.result ?? null}::text, ${insight.noiseSignature?.id ?? null}::text, ${repeat?.id ?? null}::uuid,
         ${repeat?.status_code ?? null}::integer, ${repeat ? jsonb(sql, storableJson(repeat.headers)) : null}::jsonb,
         ${repeat?.body ?? null}::bytea, ${repeat?.latency_ms ?? null}::bigint,
@@ -244,7 +246,7 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
       shadow_status, shadow_latency_ms, has_diff, headers, body,
       live_response_id, live_headers, live_body, live_created_at,
       shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff, content_hash,
-      template, signature_id, kind, noise_result, noise_signature_id, repeat_response_id, repeat_status,
+      template, signature_id, noise_result, noise_signature_id, repeat_response_id, repeat_status,
       repeat_headers, repeat_body, repeat_latency_ms, repeat_created_at, noise) AS (VALUES ${values}),
     ins AS (
       INSERT INTO requests (id, gate_id, method, path, raw_query, created_at,
@@ -295,16 +297,13 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
           diff_count = p.diff_count + excluded.diff_count
       RETURNING p.gate_id
     ),
-    inserted AS (SELECT ins.*, v.kind FROM ins JOIN v ON v.id = ins.id),
-    -- endpoint, then signature rollups (docs/storage.md "Insight rollups"), after every path rollup row
-    ${insightRollupSteps(sql, 'inserted', { sign: 1, shard: 'ingest', after: 'path_rollup' })},
     counter AS (
-      -- after every signature rollup row, likewise
+      -- after every path rollup row, likewise
       INSERT INTO gate_counters AS c (gate_id, shard, request_count, last_active)
       SELECT g.gate_id, ingest_shard(), g.n, g.last_active
       FROM (SELECT gate_id, count(*) AS n, max(created_at) AS last_active FROM ins GROUP BY gate_id) g,
-        (SELECT count(*) AS n FROM path_rollup) done, (SELECT count(*) AS n FROM signature_rollup) insights
-      WHERE done.n > 0 AND insights.n >= 0
+        (SELECT count(*) AS n FROM path_rollup) done
+      WHERE done.n > 0
       ORDER BY g.gate_id
       ON CONFLICT (gate_id, shard) DO UPDATE
         SET request_count = c.request_count + excluded.request_count,

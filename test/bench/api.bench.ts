@@ -48,6 +48,11 @@
  *                              measure what durability costs
  *   API_BENCH_CPU_PROF=<dir>   run the API under Bun's CPU profiler (`--cpu-prof`,
  *                              `--cpu-prof-md`), profile written to <dir> on exit
+ *   API_BENCH_BASELINE_DIR=<dir>  also compare ingest CPU per capture with the
+ *                              checkout in <dir>, in turns (api-bench/ingest-compare.ts;
+ *                              a second database seeded with as many rows)
+ *   API_BENCH_COMPARE_ROUNDS   rounds of that comparison                (3)
+ *   API_BENCH_COMPARE_SECONDS  closed-loop seconds of each side a round (15)
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, statSync } from 'node:fs'
@@ -70,6 +75,7 @@ import { closedLoop, fixedRate, type IngestTarget, type LoadReport } from './api
 import { loadNow, machineLines } from './api-bench/machine.ts'
 import { readCases } from './api-bench/read-cases.ts'
 import { measureReads } from './api-bench/read-latency.ts'
+import { compareIngest, printComparison, type CompareResult } from './api-bench/ingest-compare.ts'
 import { errorsText, printResult, TARGET_RATE, targets, type ApiBenchResult, type IngestRun } from './api-bench/report.ts'
 import { seedCaptures } from './api-bench/seed.ts'
 import { int, ms } from './api-bench/text-table.ts'
@@ -131,20 +137,21 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       onProgress: (step) => print(`[${elapsed()}]   ${step}`),
     })
     print(`[${elapsed()}] seeded in ${(seed.ms / 1000).toFixed(0)} s: requests ${mb(seed.requestsBytes)}, ` +
-      `request_payloads ${mb(seed.payloadsBytes)}`)
+      `request_payloads ${mb(seed.payloadsBytes)}; of which the insight backfill ${int(seed.backfill.captures)} captures in ` +
+      `${(seed.backfill.ms / 1000).toFixed(1)} s (${((seed.backfill.ms / Math.max(1, seed.backfill.captures)) * 1000).toFixed(0)} s per million)`)
 
     const apiKey = `bench-${randomBytes(16).toString('hex')}`
+    const apiEnv = {
+      SVC_APP_API_KEY: apiKey,
+      SVC_APP_RATE_LIMIT: '100000000',
+      SVC_APP_APP_ENV: 'production',
+      SVC_APP_LOG_LEVEL: logLevel,
+      SVC_APP_LOG_FORMAT: 'json',
+      SVC_APP_DATABASE_DURABLE_CAPTURES: String(durableCaptures),
+      SVC_APP_WORKERS: env.API_BENCH_WORKERS ?? '1',
+    }
     api = await startApiProcess(
-      {
-        SVC_APP_DATABASE_URL: database.url,
-        SVC_APP_API_KEY: apiKey,
-        SVC_APP_RATE_LIMIT: '100000000',
-        SVC_APP_APP_ENV: 'production',
-        SVC_APP_LOG_LEVEL: logLevel,
-        SVC_APP_LOG_FORMAT: 'json',
-        SVC_APP_DATABASE_DURABLE_CAPTURES: String(durableCaptures),
-        SVC_APP_WORKERS: env.API_BENCH_WORKERS ?? '1',
-      },
+      { ...apiEnv, SVC_APP_DATABASE_URL: database.url },
       freePort(),
       logFile,
       env.API_BENCH_CPU_PROF,
@@ -152,14 +159,11 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     print(`[${elapsed()}] API up (pid ${api.pid}, ${api.url}), RSS ${treeMemoryMb(api.pid).current.toFixed(0)} MB`)
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
     // A realistic gate configuration: one ignored and one redacted body field.
-    const patched = await fetch(`${api.url}/gates/${seed.bigGateId}`, {
-      method: 'PATCH',
-      headers,
-      body: JSON.stringify({
-        diff_config: { ignored_fields: ['body.meta.request_id'], included_fields: [], float_tolerance: 0, sort_arrays: false },
-        redacted_fields: ['body.data.#.email'],
-      }),
-    })
+    const gatePatch = {
+      diff_config: { ignored_fields: ['body.meta.request_id'], included_fields: [], float_tolerance: 0, sort_arrays: false },
+      redacted_fields: ['body.data.#.email'],
+    }
+    const patched = await fetch(`${api.url}/gates/${seed.bigGateId}`, { method: 'PATCH', headers, body: JSON.stringify(gatePatch) })
     if (patched.status !== 200) throw new Error(`updateGate answered ${patched.status}: ${await patched.text()}`)
 
     const captures = makeCaptureBodies({ count: 256, diffShare: 0.2, bytes: 2048 })
@@ -227,8 +231,30 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       `(warm-up included; wrk leaves up to ${2 * connections} in flight uncounted); API peak RSS ${peakAfterIngest.toFixed(0)} MB`)
     print(`[${elapsed()}] reads...`)
     const detailId = await firstRequestId(api.url, apiKey, seed.bigGateId)
-    const reads = await measureReads(readCases(seed, detailId), { baseUrl: api.url, apiKey, samples: readSamples })
+    const signatureId = await topSignatureId(api.url, apiKey, seed.bigGateId)
+    const reads = await measureReads(readCases(seed, detailId, signatureId), { baseUrl: api.url, apiKey, samples: readSamples })
     const peakEnd = treeMemoryMb(api.pid).peak
+    let comparison: CompareResult | undefined
+    if (env.API_BENCH_BASELINE_DIR) {
+      print(`[${elapsed()}] ingest against the baseline in ${env.API_BENCH_BASELINE_DIR}...`)
+      comparison = await compareIngest(
+        { api, database, gateId: seed.bigGateId, apiKey },
+        {
+          baselineDir: env.API_BENCH_BASELINE_DIR,
+          rows,
+          otherGates,
+          seedBodyBytes,
+          apiEnv,
+          gatePatch,
+          bodies: captures.bodies,
+          rounds: knob('API_BENCH_COMPARE_ROUNDS', 3),
+          seconds: knob('API_BENCH_COMPARE_SECONDS', 15),
+          connections,
+          logFile,
+          print,
+        },
+      )
+    }
     const logBytes = fileSize(logFile)
     print(`[${elapsed()}] done; API log ${mb(logBytes)}`)
 
@@ -240,6 +266,11 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       targets: targets(ingest, reads, rate),
     }
     printResult(result, print, { rows })
+    if (comparison) {
+      print('')
+      print('Ingest against the baseline (CPU per stored capture, closed loop, in turns):')
+      printComparison(comparison, print)
+    }
     return result
   } catch (error) {
     // The API's last words explain most failures (a config error, a crash).
@@ -269,6 +300,12 @@ async function storedCount(database: TestDatabase, gateId: string): Promise<numb
 
 async function firstRequestId(baseUrl: string, apiKey: string, gateId: string): Promise<string> {
   const response = await fetch(`${baseUrl}/gates/${gateId}/requests?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })
+  const body = (await response.json()) as { data: Array<{ id: string }> }
+  return body.data[0]!.id
+}
+
+async function topSignatureId(baseUrl: string, apiKey: string, gateId: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/gates/${gateId}/signatures?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })
   const body = (await response.json()) as { data: Array<{ id: string }> }
   return body.data[0]!.id
 }

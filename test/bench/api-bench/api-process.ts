@@ -9,17 +9,19 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 export const REPO = resolve(import.meta.dir, '../../..')
-const MAIN = resolve(REPO, 'src/main.ts')
 
 /** A minimal environment for the children: no variable of the bench's own leaks in. */
 function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' }
 }
 
-/** `bun run src/main.ts migrate` against `databaseUrl`; throws with its output on failure. */
-export async function runMigrator(databaseUrl: string): Promise<void> {
-  const child = spawn(['bun', 'run', MAIN, 'migrate'], {
-    cwd: REPO,
+/**
+ * `bun run src/main.ts migrate` against `databaseUrl`; throws with its
+ * output on failure. `repo`: another checkout's (ingest-compare.ts).
+ */
+export async function runMigrator(databaseUrl: string, repo: string = REPO): Promise<void> {
+  const child = spawn(['bun', 'run', resolve(repo, 'src/main.ts'), 'migrate'], {
+    cwd: repo,
     env: { ...baseEnv(), SVC_APP_DATABASE_URL: databaseUrl, SVC_APP_APP_ENV: 'production' },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -39,18 +41,20 @@ export interface ApiProcess {
 /**
  * Starts the API with `env` on `port` and waits until /health/ready answers
  * 200. With `cpuProfileDir`, Bun's sampling profiler runs and writes a
- * profile (Chrome format and Markdown) there when the API exits.
+ * profile (Chrome format and Markdown) there when the API exits. `repo`:
+ * the checkout to run (another one for ingest-compare.ts).
  */
 export async function startApiProcess(
   env: Record<string, string>,
   port: number,
   logFile: string,
   cpuProfileDir?: string,
+  repo: string = REPO,
 ): Promise<ApiProcess> {
   const log = openSync(logFile, 'a')
   const profile = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${cpuProfileDir}`] : []
-  const child = spawn(['bun', ...profile, 'run', MAIN, 'api'], {
-    cwd: REPO,
+  const child = spawn(['bun', ...profile, 'run', resolve(repo, 'src/main.ts'), 'api'], {
+    cwd: repo,
     env: { ...baseEnv(), ...env, SVC_APP_PORT: String(port) },
     stdout: log,
     stderr: log,

@@ -5,8 +5,11 @@ import type { SeedResult } from './seed.ts'
 /** Issue 3's read targets: p50 of a first page, and of the 24 h stats. */
 const LIST_MS = 20
 const STATS_MS = 50
+/** The insight reads' targets (docs/insights.md "API"): a 24 h window at a million captures. */
+const INSIGHT_P50_MS = 50
+const INSIGHT_P95_MS = 150
 
-export function readCases(seed: SeedResult, detailId: string): ReadCase[] {
+export function readCases(seed: SeedResult, detailId: string, signatureId: string): ReadCase[] {
   const gate = `/gates/${seed.bigGateId}`
   const list = `${gate}/requests`
   const now = Date.now()
@@ -31,5 +34,23 @@ export function readCases(seed: SeedResult, detailId: string): ReadCase[] {
     { name: 'listGates limit=100', path: '/gates?limit=100', targetMs: STATS_MS },
     { name: 'getGlobalStats', path: '/stats' },
     { name: 'getRequest (detail)', path: `${list}/${detailId}` },
+    ...insightCases(gate, signatureId, list),
+  ]
+}
+
+/** The insight reads over the default window (the last 24 h), and listRequests' insight filters. */
+function insightCases(gate: string, signatureId: string, list: string): ReadCase[] {
+  const insight = { targetMs: INSIGHT_P50_MS, targetP95Ms: INSIGHT_P95_MS }
+  const users = encodeURIComponent('/users/{id}')
+  return [
+    { name: 'listEndpoints (24 h)', path: `${gate}/endpoints`, ...insight },
+    { name: 'listEndpoints sort=template', path: `${gate}/endpoints?sort=template`, ...insight },
+    { name: 'listSignatures (24 h)', path: `${gate}/signatures`, ...insight },
+    { name: 'listSignatures kind=error', path: `${gate}/signatures?kind=error`, ...insight },
+    { name: 'listSignatures template=/users/{id}', path: `${gate}/signatures?template=${users}`, ...insight },
+    { name: 'listFields (24 h)', path: `${gate}/fields`, ...insight },
+    { name: 'listFields method=GET template=/users/{id}', path: `${gate}/fields?method=GET&template=${users}`, ...insight },
+    { name: 'listRequests signature=<top signature>', path: `${list}?signature=${signatureId}`, targetMs: LIST_MS },
+    { name: 'listRequests template=/users/{id}', path: `${list}?template=${users}`, targetMs: LIST_MS },
   ]
 }

@@ -12,6 +12,8 @@ export interface ReadCase {
   readonly path: string
   /** p50 target in ms; undefined: measured for information. */
   readonly targetMs?: number
+  /** p95 target in ms, if any. */
+  readonly targetP95Ms?: number
 }
 
 export interface ReadResult extends ReadCase {

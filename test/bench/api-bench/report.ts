@@ -56,6 +56,9 @@ export function targets(ingest: IngestRun[], reads: ReadResult[], rate: number):
   for (const read of reads) {
     if (read.targetMs === undefined) continue
     out.push({ target: `${read.name}: p50 < ${read.targetMs} ms`, measured: ms(read.p50Ms), met: read.p50Ms < read.targetMs })
+    if (read.targetP95Ms !== undefined) {
+      out.push({ target: `${read.name}: p95 < ${read.targetP95Ms} ms`, measured: ms(read.p95Ms), met: read.p95Ms < read.targetP95Ms })
+    }
   }
   return out
 }

@@ -2,12 +2,15 @@
  * Bulk seeding for the read benchmark: one big gate with `rows` captures
  * spread evenly over the last 24 h, plus `otherGates` small gates, written
  * with INSERT ... SELECT generate_series, then rebuildRollups so that stats
- * and list totals see them (docs/storage.md "Rollups").
+ * and list totals see them (docs/storage.md "Rollups"), and the migrator's
+ * insight backfill (timed: docs/storage.md "Insight backfill") so that the
+ * insight reads do.
  *
  * The shape is the one docs/storage.md "Performance" measured through the
  * stores, so the figures compare: 80% GET, 15% POST, 5% DELETE, 10% with a
- * diff, 5 path families (`/users/<n>`, `/orders/<n>`, `/products/<n>`,
- * `/search`, `/health-check`), response bodies of `bodyBytes`.
+ * diff (six patch shapes, and one in eight a shadow that timed out), 5 path
+ * families (`/users/<n>`, `/orders/<n>`, `/products/<n>`, `/search`,
+ * `/health-check`), response bodies of `bodyBytes`.
  *
  * Usual bulk-load steps, so that a million rows take a minute or two
  * rather than ten on a shared two-core box: the secondary indexes of
@@ -17,6 +20,7 @@
  * transaction-local) since every row is consistent by construction.
  */
 import type postgres from 'postgres'
+import { backfillInsights } from '../../../src/store/insight-backfill.ts'
 import { rebuildRollups } from '../../../src/store/rebuild-rollups.ts'
 
 export interface SeedOptions {
@@ -38,10 +42,27 @@ export interface SeedResult {
   readonly gateIds: string[]
   /** Wall time of the whole seed, ms. */
   readonly ms: number
+  /** The insight backfill of the seeded captures (insight-backfill.ts): how many, in how long (ms). */
+  readonly backfill: { readonly captures: number; readonly ms: number }
   /** Size of requests and request_payloads with their indexes and TOAST. */
   readonly requestsBytes: number
   readonly payloadsBytes: number
 }
+
+/**
+ * The patches of the big gate's diffs (one in eight diffing captures has a
+ * shadow that timed out instead): six shapes, so that each endpoint has
+ * several signatures. Indices and keys vary within a shape; the signature
+ * does not.
+ */
+const DIFF_VARIANTS = [
+  [{ op: 'replace', path: '/body/items/3/price', value: 13.37 }],
+  [{ op: 'replace', path: '/body/items/0/price', value: 1 }, { op: 'add', path: '/body/items/0/discount', value: 0.1 }],
+  [{ op: 'remove', path: '/body/items/7/sku' }],
+  [{ op: 'replace', path: '/headers/etag/0', value: 'W/"2"' }],
+  [{ op: 'add', path: '/body/stock/sku-15028/reserved', value: 2 }],
+  [{ op: 'replace', path: '/status', value: 500 }, { op: 'replace', path: '/body/error', value: 'internal' }],
+].map((ops) => JSON.stringify(ops))
 
 /** Path families of the big gate; `/orders/` matches 20% of its rows, `/users/42` 0.2%. */
 export const SEED_PATHS = ['/users/', '/orders/', '/products/', '/search', '/health-check'] as const
@@ -88,9 +109,14 @@ export async function seedCaptures(sql: postgres.Sql, options: SeedOptions): Pro
   progress('indexes rebuilt')
   await rebuildRollups(sql)
   progress('rollups rebuilt')
+  // The rows were written without templates, as before migration 0004: the migrator's backfill gives them theirs.
+  const backfillStarted = performance.now()
+  const backfilled = await backfillInsights(sql, { log: { info: (msg, attrs) => progress(`${msg} ${JSON.stringify(attrs)}`) } })
+  const backfillMs = performance.now() - backfillStarted
+  progress(`insight backfill: ${backfilled.toLocaleString('en-US')} captures in ${(backfillMs / 1000).toFixed(1)} s`)
   // A freshly loaded table has no statistics and no visibility map: without
   // this the reads would measure the planner's guesses and heap fetches.
-  for (const table of ['requests', 'request_payloads', 'request_rollups', 'gate_counters', 'gates']) {
+  for (const table of ['requests', 'request_payloads', 'request_rollups', 'gate_counters', 'gates', 'endpoint_rollups', 'signature_rollups', 'insight_signatures']) {
     await sql.unsafe(`VACUUM (ANALYZE) ${table}`)
   }
   progress('vacuumed and analyzed')
@@ -101,6 +127,7 @@ export async function seedCaptures(sql: postgres.Sql, options: SeedOptions): Pro
     bigGateId,
     gateIds: [bigGateId, ...others.map((o) => o.id)],
     ms: performance.now() - started,
+    backfill: { captures: backfilled, ms: backfillMs },
     requestsBytes: Number(size!.requests),
     payloadsBytes: Number(size!.payloads),
   }
@@ -130,17 +157,20 @@ function insertBigGateRows(tx: postgres.TransactionSql, gateId: string, from: nu
         CASE WHEN method_roll < 80 THEN 'GET' WHEN method_roll < 95 THEN 'POST' ELSE 'DELETE' END,
         (${SEED_PATHS as unknown as string[]}::text[])[1 + g % 5] || CASE WHEN g % 5 < 3 THEN (g / 5 % 100)::text ELSE '' END,
         CASE WHEN g % 3 = 0 THEN 'page=' || (g % 7) ELSE '' END,
-        created_at, 200, 5 + g % 40, CASE WHEN diff_roll = 0 AND g % 4 = 0 THEN 500 ELSE 200 END, 6 + g % 50,
+        created_at, 200, 5 + g % 40,
+        CASE WHEN diff_roll = 0 AND g % 8 = 6 THEN 0 WHEN diff_roll = 0 AND g % 4 = 0 THEN 500 ELSE 200 END,
+        6 + g % 50 + CASE WHEN g % 97 = 0 THEN 900 ELSE 0 END,
         diff_roll = 0
       FROM src
-      RETURNING id, created_at, has_diff
+      RETURNING id, created_at, has_diff, shadow_status, (hashtext(id::text) & 2147483647) % 6 AS variant
     )
     INSERT INTO request_payloads (request_id, headers, body, live_response_id, live_headers, live_body, live_created_at,
       shadow_response_id, shadow_headers, shadow_body, shadow_created_at, diff)
     SELECT id, '{"Accept": ["application/json"]}', '',
       gen_random_uuid(), '{"Content-Type": ["application/json"]}', ${body}, created_at,
-      gen_random_uuid(), '{"Content-Type": ["application/json"]}', ${body}, created_at,
-      CASE WHEN has_diff THEN '[{"op": "replace", "path": "/body/items/3/price", "value": 13.37}]'::jsonb ELSE '[]'::jsonb END
+      gen_random_uuid(), '{"Content-Type": ["application/json"]}',
+      CASE WHEN shadow_status = 0 THEN convert_to('shadow: timed out after 5s', 'UTF8') ELSE ${body} END, created_at,
+      CASE WHEN NOT has_diff OR shadow_status = 0 THEN '[]'::jsonb ELSE ((${DIFF_VARIANTS}::text[])[1 + variant])::jsonb END
     FROM ins`
 }
 
