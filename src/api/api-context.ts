@@ -8,6 +8,8 @@ import type { RequestExporter } from '../store/request-export.ts'
 import type { RequestStore } from '../store/request-store.ts'
 import type { StatsStore } from '../store/stats-store.ts'
 import type { SuggestionsStore } from '../store/suggestions-store.ts'
+import type { PreviewGuard } from '../rediff/preview-guard.ts'
+import type { RediffJobs } from '../rediff/rediff-jobs.ts'
 import type { WorkerLink } from '../workers/worker-link.ts'
 import type { GateSettingsCache } from './gate-settings-cache.ts'
 import type { IngestBacklog } from './ingest-backlog.ts'
@@ -26,6 +28,10 @@ export interface ApiContext {
   readonly insights: InsightsStore
   /** listSuggestions: proposed ignored_fields entries. */
   readonly suggestions: SuggestionsStore
+  /** previewDiffConfig: one preview per gate at a time. */
+  readonly previews: PreviewGuard
+  /** Re-diff jobs: made, run, taken over. */
+  readonly jobs: RediffJobs
   readonly stats: StatsStore
   /** Gate settings for ingest, reused for a second. */
   readonly gateSettings: GateSettingsCache

@@ -14,6 +14,8 @@ import { gateRoutes } from './routes/gate-routes.ts'
 import { healthRoutes } from './routes/health-routes.ts'
 import { insightRoutes } from './routes/insight-routes.ts'
 import { exportRoutes } from './routes/export-routes.ts'
+import { jobRoutes } from './routes/job-routes.ts'
+import { previewRoutes } from './routes/preview-routes.ts'
 import { requestRoutes } from './routes/request-routes.ts'
 import { suggestionRoutes } from './routes/suggestion-routes.ts'
 import { verdictRoutes } from './routes/verdict-routes.ts'
@@ -61,6 +63,8 @@ export function createApiApp(ctx: ApiContext) {
     .use(requestRoutes(ctx))
     .use(insightRoutes(ctx))
     .use(suggestionRoutes(ctx))
+    .use(previewRoutes(ctx))
+    .use(jobRoutes(ctx))
   for (const route of built.routes) {
     // The CORS plugin answers OPTIONS on `/` and `/*`: a catch-all, not a
     // route. In the table it would make every unknown path a 405, not a 404.

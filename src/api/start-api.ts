@@ -6,6 +6,8 @@ import { openDatabase, type Database } from '../store/database.ts'
 import { createGateStore } from '../store/gate-store.ts'
 import { createInsightsStore } from '../store/insights-store.ts'
 import { createSuggestionsStore } from '../store/suggestions-store.ts'
+import { PreviewGuard } from '../rediff/preview-guard.ts'
+import { RediffJobs } from '../rediff/rediff-jobs.ts'
 import { createRequestExporter } from '../store/request-export.ts'
 import { createRequestStore } from '../store/request-store.ts'
 import { createStatsStore } from '../store/stats-store.ts'
@@ -86,6 +88,8 @@ export async function createApi(
     }),
     insights: createInsightsStore(db.sql),
     suggestions: createSuggestionsStore(db.sql),
+    previews: new PreviewGuard(db.sql),
+    jobs: new RediffJobs({ sql: db.sql, logger }),
     exports: createRequestExporter(db.sql),
     stats: createStatsStore(db.sql),
     registry,
@@ -121,6 +125,7 @@ export async function createApi(
     }),
   )
   const cleanup = options.cleanup === false ? undefined : startCleanupJob({ sql: db.sql, config, logger })
+  context.jobs.start()
   const url = `http://127.0.0.1:${server.port}`
   void reportDatabaseState(context)
   logger.info('api listening', {
@@ -137,6 +142,8 @@ export async function createApi(
     async stop() {
       context.lifecycle.accepting = false
       cleanup?.stop()
+      // Running re-diffs finish their chunk and are handed back, for the next start (or a replica) to resume.
+      await context.jobs.stop()
       processMetrics.stop()
       await server.stop(false)
       if (!database) await db.close()

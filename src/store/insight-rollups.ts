@@ -52,7 +52,12 @@ export function insightRowColumns(sql: Sql, alias: string): Fragment {
 
 export interface UpsertOptions {
   /** +1 to count insight_rows in, -1 to take them out. */
-  readonly sign: 1 | -1
+  /**
+   * +1 to count insight_rows in, -1 to take them out; `row`: each row
+   * carries its own sign in a column `w` (a re-diff takes a capture's old
+   * values out and its new ones in, in one statement).
+   */
+  readonly sign: 1 | -1 | 'row'
   /** Ingest writes its connection's shard; maintenance (cleanup, rebuild) writes shard 0. */
   readonly shard: 'ingest' | 'maintenance'
   /** A CTE to finish first, so that row locks are taken in one order. */
@@ -61,6 +66,13 @@ export interface UpsertOptions {
 
 function shardOf(sql: Sql, shard: UpsertOptions['shard']): Fragment {
   return shard === 'ingest' ? sql`ingest_shard()` : sql`0::smallint`
+}
+
+/** The signed count of the rows that pass `filter` (all without one), as SQL text. */
+function tally(sign: UpsertOptions['sign'], filter?: string): string {
+  const where = filter === undefined ? '' : ` FILTER (WHERE ${filter})`
+  if (sign === 'row') return `coalesce(sum(x.w)${where}, 0)`
+  return `${sign < 0 ? '-' : ''}count(*)${where}`
 }
 
 function waitFor(sql: Sql, after: string | undefined): Fragment {
@@ -73,16 +85,16 @@ function waitFor(sql: Sql, after: string | undefined): Fragment {
  * them in).
  */
 export function endpointUpsert(sql: Sql, options: UpsertOptions): Fragment {
-  const minus = options.sign < 0 ? '-' : ''
+  const sign = options.sign
   const aggregates = [
-    `${minus}count(*)`,
-    `${minus}count(*) FILTER (WHERE x.has_diff)`,
-    `${minus}count(*) FILTER (WHERE x.kind = 'diff')`,
-    `${minus}count(*) FILTER (WHERE x.kind = 'error')`,
+    tally(sign),
+    tally(sign, 'x.has_diff'),
+    tally(sign, "x.kind = 'diff'"),
+    tally(sign, "x.kind = 'error'"),
     // A check that compared two answers; one whose side failed tells nothing about noise.
-    `${minus}count(*) FILTER (WHERE x.noise_result IN ('quiet', 'noisy'))`,
-    ...LIVE_HISTOGRAM.map((_, i) => `${minus}count(*) FILTER (WHERE x.live_bucket = ${i})`),
-    ...SHADOW_HISTOGRAM.map((_, i) => `${minus}count(*) FILTER (WHERE x.shadow_bucket = ${i})`),
+    tally(sign, "x.noise_result IN ('quiet', 'noisy')"),
+    ...LIVE_HISTOGRAM.map((_, i) => tally(sign, `x.live_bucket = ${i}`)),
+    ...SHADOW_HISTOGRAM.map((_, i) => tally(sign, `x.shadow_bucket = ${i}`)),
   ].join(', ')
   const sums = [...COUNTS, ...HISTOGRAM].map((column) => `${column} = r.${column} + excluded.${column}`).join(', ')
   return sql`
@@ -103,9 +115,12 @@ export function endpointUpsert(sql: Sql, options: UpsertOptions): Fragment {
  */
 export function signatureUpsert(sql: Sql, options: UpsertOptions): Fragment {
   const values =
-    options.sign > 0
-      ? sql`count(*), min(x.created_at), max(x.created_at), (array_agg(x.id ORDER BY x.created_at DESC, x.id DESC))[1]`
-      : sql`-count(*), NULL::timestamptz, NULL::timestamptz, NULL::uuid`
+    options.sign === 'row'
+      ? sql`sum(x.w), min(x.created_at) FILTER (WHERE x.w > 0), max(x.created_at) FILTER (WHERE x.w > 0),
+          (array_agg(x.id ORDER BY x.created_at DESC, x.id DESC) FILTER (WHERE x.w > 0))[1]`
+      : options.sign > 0
+        ? sql`count(*), min(x.created_at), max(x.created_at), (array_agg(x.id ORDER BY x.created_at DESC, x.id DESC))[1]`
+        : sql`-count(*), NULL::timestamptz, NULL::timestamptz, NULL::uuid`
   return sql`
     INSERT INTO signature_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count, first_seen, last_seen, example_id)
     SELECT x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.signature_id, ${shardOf(sql, options.shard)}, ${values}
@@ -129,7 +144,7 @@ export function noiseUpsert(sql: Sql, options: UpsertOptions): Fragment {
   return sql`
     INSERT INTO noise_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count)
     SELECT x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id, ${shardOf(sql, options.shard)},
-      ${options.sign < 0 ? sql`-count(*)` : sql`count(*)`}
+      ${sql.unsafe(tally(options.sign))}
     FROM insight_rows x CROSS JOIN (VALUES (1::smallint), (60::smallint)) AS g (grain) ${waitFor(sql, options.after)}
       ${options.after === undefined ? sql`WHERE` : sql`AND`} x.noise_signature_id IS NOT NULL
     GROUP BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id
@@ -155,7 +170,8 @@ export function latestExample(sql: Sql): Fragment {
 export function insightRollupSteps(sql: Sql, source: string, options: UpsertOptions): Fragment {
   return sql`
     insight_rows AS (
-      SELECT ${insightRowColumns(sql, 'src')}, src.kind FROM ${sql(source)} AS src WHERE src.template IS NOT NULL
+      SELECT ${insightRowColumns(sql, 'src')}, src.kind ${options.sign === 'row' ? sql`, src.w` : sql``}
+      FROM ${sql(source)} AS src WHERE src.template IS NOT NULL
     ),
     ${rollupSteps(sql, options)}`
 }

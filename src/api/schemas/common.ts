@@ -22,7 +22,7 @@ export const problem = type({
  * id, and so must everything keyed by the text (the `gate` metric label,
  * the gate settings cache), or one gate would count under 2^n spellings.
  */
-const pathUuid = type('string.uuid').pipe((id) => id.toLowerCase())
+export const pathUuid = type('string.uuid').pipe((id) => id.toLowerCase())
 
 export const gateIdParams = type({ gate_id: pathUuid })
 export const requestIdParams = type({ gate_id: pathUuid, request_id: pathUuid })

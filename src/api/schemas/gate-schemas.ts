@@ -46,7 +46,7 @@ const endpointTemplates = type('string[]').narrow((templates, ctx) => {
 })
 
 /** updateGate's diff_config: all four fields required. */
-const diffConfigBody = type({
+export const diffConfigBody = type({
   ignored_fields: fieldPaths,
   included_fields: fieldPaths,
   float_tolerance: floatTolerance,

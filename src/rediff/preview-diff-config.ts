@@ -1,0 +1,58 @@
+import type postgres from 'postgres'
+import { compileCaptureOptions, type DiffConfig } from '../diff/index.ts'
+import { diffSignature } from '../insights/index.ts'
+import { prefetched, scanCaptures } from '../store/capture-scan.ts'
+import type { GateSettings } from '../store/rows.ts'
+import { PreviewTally, type DiffConfigPreview } from './preview-tally.ts'
+import { rediffCapture, storedKind } from './rediff-capture.ts'
+import { TimeSlicer } from './time-slicer.ts'
+
+export interface PreviewRequest {
+  readonly gate: Pick<GateSettings, 'id' | 'redacted_fields'>
+  /** The candidate, compared with what is stored (made under the gate's diff_config at the time). */
+  readonly diffConfig: DiffConfig
+  /** created_at from this instant (RFC 3339)... */
+  readonly from: string
+  /** ...to this one, both included; no end when absent. */
+  readonly to?: string
+  /** The most recent captures in the window, at most this many. */
+  readonly limit: number
+}
+
+/**
+ * Re-diffs the most recent stored captures of a window with a candidate
+ * diff_config and counts what would change (docs/insights.md "Preview"),
+ * changing nothing stored: pages of captures read by keyset (bounded in
+ * rows and bytes), each compared as ingest would (rediffCapture), with the
+ * work cut into slices that yield to the event loop so that the API's
+ * other requests are not held up. Signatures after are computed without
+ * the gate's cap (nothing is admitted).
+ */
+export async function previewDiffConfig(sql: postgres.Sql | postgres.ReservedSql, request: PreviewRequest): Promise<DiffConfigPreview> {
+  const options = compileCaptureOptions({ diff: request.diffConfig, redactedFields: request.gate.redacted_fields })
+  const range = { from: request.from, to: request.to, order: 'desc' as const }
+  const next = prefetched(scanCaptures(sql, request.gate.id, range, { rows: 500, limit: request.limit }))
+  const tally = new PreviewTally()
+  const slicer = new TimeSlicer()
+  for (;;) {
+    const page = await next()
+    if (page === undefined) break
+    for (const capture of page) {
+      const before = storedKind(capture)
+      const { comparison } = rediffCapture(capture, options, false)
+      const afterSignature =
+        comparison.kind === 'diff' && capture.template !== null
+          ? (diffSignature({ method: capture.method, template: capture.template }, comparison.ops)?.id ?? null)
+          : null
+      tally.add({
+        id: capture.id,
+        before,
+        beforeSignature: before === 'diff' ? capture.signature_id : null,
+        after: comparison.kind,
+        afterSignature,
+      })
+      await slicer.pause()
+    }
+  }
+  return tally.result()
+}
