@@ -1,14 +1,18 @@
 /**
  * Screenshots of the hub's pages at 1280 px, for the README and docs/hub.md:
- * docs/screenshots/{overview,differences,gate,request}.png, or
- * demo-gate.png with --demo.
+ * docs/screenshots/{overview,differences,gate,request}.png, or with --demo
+ * the README's walk through the demo: demo-gate.png (Differences, the
+ * suggestions on top), demo-preview.png (Ignore all: the settings with the
+ * preview), demo-rediff.png (saved and re-diffed) and demo-quiet.png
+ * (Differences afterwards). --demo SAVES the suggested rules on the demo
+ * gate, as the README's second click does.
  *
  *   bun test/e2e/take-screenshots.ts          # the real API on a fresh PostgreSQL database (SVC_TEST_PG_URL)
  *   bun test/e2e/take-screenshots.ts --fake   # the fake API of the smoke test
  *   HUB_URL=http://127.0.0.1:8070 GATE_ID=<uuid> REQUEST_ID=<uuid> \
  *     bun test/e2e/take-screenshots.ts        # a running hub
  *   HUB_URL=http://127.0.0.1:8070 GATE_ID=<the demo gate> \
- *     bun test/e2e/take-screenshots.ts --demo # demo-gate.png: the Differences view of `bun run demo`
+ *     bun test/e2e/take-screenshots.ts --demo # the walk through a fresh `bun run demo` (a minute old)
  *
  * The real-API data (test/e2e/support/showcase-seed.ts): a "catalog-v2
  * canary" gate with an hour of storefront traffic posted through
@@ -61,20 +65,47 @@ async function target(): Promise<Target> {
   }
 }
 
+/** The README's steps on the running demo: suggestions, Ignore all, the preview, Save, re-diff, the quiet view. */
+async function demoWalkthrough(browser: Awaited<ReturnType<typeof launchChromium>>, t: Target): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: WIDTH, height: 1100 }, deviceScaleFactor: 1 })
+  const page = await context.newPage()
+  const problems = await watchProblems(page)
+  const shot = async (file: string, fullPage = false) => {
+    await page.waitForTimeout(400)
+    await page.screenshot({ path: join(OUT, file), fullPage })
+    console.log(`wrote ${join(OUT, file)}`)
+  }
+  await page.goto(`${t.hubUrl}/gates/${t.gateId}`)
+  for (const ready of ['suggestion-list li', 'endpoint-table tbody tr', 'signature-table tbody tr']) await page.locator(ready).first().waitFor({ timeout: 15_000 })
+  await shot('demo-gate.png')
+  await page.locator('gate-differences button.ignore-all').click()
+  await page.locator('diff-preview .headline').waitFor({ timeout: 15_000 })
+  await shot('demo-preview.png', true)
+  await page.locator('diff-config-form button[type=submit]').click()
+  await page.locator('rediff-panel button.start').click()
+  await page.locator('rediff-panel .done').waitFor({ timeout: 60_000 })
+  await page.locator('rediff-panel .done').scrollIntoViewIfNeeded()
+  await shot('demo-rediff.png')
+  await page.locator('rediff-panel a', { hasText: 'See the differences' }).click()
+  await page.locator('signature-table tbody tr').first().waitFor({ timeout: 15_000 })
+  await page.locator('gate-differences section.suggestions p.empty').waitFor({ timeout: 15_000 })
+  await shot('demo-quiet.png')
+  if (problems.csp.length || problems.errors.length) throw new Error(`demo walk-through: ${JSON.stringify(problems)}`)
+  await context.close()
+}
+
 const t = await target()
 await mkdir(OUT, { recursive: true })
 const browser = await launchChromium()
 try {
-  const differences = (file: string) => ({ file, path: `/gates/${t.gateId}`, ready: ['endpoint-table tbody tr', 'signature-table tbody tr', 'field-table tbody tr'], height: 1500, fullPage: false })
-  const shots: { file: string; path: string; ready: string | string[]; height: number; fullPage: boolean }[] = DEMO
-    ? [differences('demo-gate.png')]
-    : [
-        { file: 'overview.png', path: '/', ready: 'gate-table tbody tr', height: 800, fullPage: true },
-        differences('differences.png'),
-        { file: 'gate.png', path: `/gates/${t.gateId}/requests`, ready: 'request-table tbody tr', height: 1150, fullPage: false },
-        { file: 'request.png', path: `/gates/${t.gateId}/requests/${t.requestId}`, ready: 'diff-list tbody tr', height: 1400, fullPage: false },
-      ]
-  for (const s of shots) {
+  const shots: { file: string; path: string; ready: string | string[]; height: number; fullPage: boolean }[] = [
+    { file: 'overview.png', path: '/', ready: 'gate-table tbody tr', height: 800, fullPage: true },
+    { file: 'differences.png', path: `/gates/${t.gateId}`, ready: ['endpoint-table tbody tr', 'signature-table tbody tr', 'field-table tbody tr'], height: 1500, fullPage: false },
+    { file: 'gate.png', path: `/gates/${t.gateId}/requests`, ready: 'request-table tbody tr', height: 1150, fullPage: false },
+    { file: 'request.png', path: `/gates/${t.gateId}/requests/${t.requestId}`, ready: 'diff-list tbody tr', height: 1400, fullPage: false },
+  ]
+  if (DEMO) await demoWalkthrough(browser, t)
+  for (const s of DEMO ? [] : shots) {
     const context = await browser.newContext({ viewport: { width: WIDTH, height: s.height }, deviceScaleFactor: 1 })
     const page = await context.newPage()
     const problems = await watchProblems(page)
