@@ -83,7 +83,7 @@ export async function createApi(
       durableCaptures: config.database.durableCaptures,
       insights: {
         onCapReached: ({ gateId, what }) =>
-          logger.warn(`the gate has reached its ${what} cap; new ${what}s count as (other) (docs/insights.md "Caps")`, { gate: gateId }),
+          logger.warn(`the gate has reached its ${what} cap; new ${what}s count as (other) (docs/insights.md "Endpoints", "Signatures")`, { gate: gateId }),
       },
     }),
     insights: createInsightsStore(db.sql),

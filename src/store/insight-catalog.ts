@@ -9,7 +9,10 @@ import {
 } from '../insights/index.ts'
 import { storableJson } from './rows.ts'
 
-/** What the catalog reports when a gate reaches a cap (docs/insights.md "Caps"). */
+/**
+ * What the catalog reports when a gate reaches a cap (docs/insights.md "At
+ * most 2,000 templates per gate", "At most 10,000 signatures per gate").
+ */
 export interface CapReached {
   readonly gateId: string
   readonly what: 'template' | 'signature'

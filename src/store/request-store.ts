@@ -34,7 +34,10 @@ export interface RequestStore {
    *   the database refuses another value of the capture (a data exception).
    */
   insert(gateId: string, capture: CaptureInput): Promise<{ summary: RequestSummary; created: boolean }>
-  /** A page of the gate's requests and the number of matches (SPEC.md listRequests). */
+  /**
+   * A page of the gate's requests and the number of matches
+   * (docs/reference/api.md "listRequests").
+   */
   list(gateId: string, query: RequestListQuery): Promise<Page<RequestSummary>>
   /** One request of the gate with its payload; undefined when absent or under another gate. */
   get(gateId: string, id: string): Promise<RequestDetail | undefined>

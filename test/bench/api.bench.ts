@@ -1,5 +1,5 @@
 /**
- * The API's benchmark (issue 3, "Benchmark"). Run alone with
+ * The API's benchmark (docs/benchmarks/api.md). Run alone with
  * `bun run test/bench/api.bench.ts`, or call runApiBench() from the bench
  * index. Targets, not tests: it prints target / measured / met and never
  * fails on a miss.

@@ -36,8 +36,9 @@ export const globalStats = type({
 })
 
 /**
- * The error statuses an operation documents (SPEC.md "Endpoints"), each a
- * Problem, for its `response` map and so for the OpenAPI description.
+ * The error statuses an operation documents (docs/reference/api.md
+ * "Operations"), each a Problem, for its `response` map and so for the OpenAPI
+ * description.
  */
 export function problems<const S extends readonly number[]>(...statuses: S): { [K in S[number]]: typeof problem } {
   return Object.fromEntries(statuses.map((status) => [status, problem])) as { [K in S[number]]: typeof problem }

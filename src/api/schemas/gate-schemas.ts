@@ -5,7 +5,7 @@ import { durationString, httpUrl, integerQuery, sortOrder, storableText } from '
 import { paginationMeta } from './common.ts'
 import { storedVerdictSettings, verdictSettings } from './verdict-schemas.ts'
 
-/** SPEC.md "DiffConfig" as stored and returned. */
+/** DiffConfig as stored and returned (docs/reference/api.md "Gate"). */
 export const diffConfig = type({
   ignored_fields: 'string[]',
   included_fields: 'string[]',
@@ -15,9 +15,9 @@ export const diffConfig = type({
 })
 
 /**
- * Field paths in the notation of SPEC.md "Field redaction" rule 5, checked
- * when written: a path that cannot be compiled would fail every capture of
- * the gate later.
+ * Field paths in the notation of docs/diff.md "ignored_fields, included_fields,
+ * redacted fields", checked when written: a path that cannot be compiled would
+ * fail every capture of the gate later.
  */
 const fieldPaths = type('string[]').narrow((paths, ctx) => {
   for (const path of paths) {

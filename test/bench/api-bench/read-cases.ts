@@ -2,7 +2,7 @@
 import type { ReadCase } from './read-latency.ts'
 import type { SeedResult } from './seed.ts'
 
-/** Issue 3's read targets: p50 of a first page, and of the 24 h stats. */
+/** The read targets: p50 of a first page, and of the 24 h stats. */
 const LIST_MS = 20
 const STATS_MS = 50
 /** The insight reads' targets (docs/insights.md "API"): a 24 h window at a million captures. */

@@ -5,7 +5,7 @@ import type { ReadResult } from './read-latency.ts'
 import type { SeedResult } from './seed.ts'
 import { int, ms, textTable } from './text-table.ts'
 
-/** Issue 3's ingest targets. */
+/** The ingest targets. */
 export const TARGET_RATE = 2000
 export const TARGET_P99_MS = 50
 
@@ -126,7 +126,7 @@ export function printResult(result: ApiBenchResult, print: (line: string) => voi
   print(`API peak RSS (VmHWM): ${result.peakRssMb.afterIngest.toFixed(0)} MB after ingest, ` +
     `${result.peakRssMb.end.toFixed(0)} MB at the end`)
   print('')
-  print('Targets (issue 3):')
+  print('Targets:')
   for (const line of textTable(
     [['target', 'measured', 'met'], ...result.targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO'])],
   )) print(`  ${line}`)
