@@ -116,7 +116,7 @@ export async function createApi(
       reusePort: options.workers !== undefined,
       fetch,
       // Bun has one inactivity timeout (at most 255 s) for reading a request
-      // and for idle keep-alive connections; see README "Timeouts".
+      // and for idle keep-alive connections; see README "Decisions", timeouts.
       idleTimeout: Math.min(255, Math.ceil(config.idleTimeoutMs / 1000)),
       // The limit is enforced in http-handler.ts so that it answers a 413
       // problem; Bun's own cap would answer with an empty body.

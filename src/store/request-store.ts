@@ -108,7 +108,7 @@ export function createRequestStore(sql: postgres.Sql, options: RequestStoreOptio
     if (row.gate_id !== gateId) throw new ConflictError(`a request with id ${id} already exists under another gate`)
     // A row stored before content hashes (NULL) is taken as the same capture, as it was then.
     if (row.content_hash !== null && !sameBytes(row.content_hash, digest)) {
-      throw new ConflictError(`a capture with id ${id} exists with different content (docs/storage.md "Capture identity")`)
+      throw new ConflictError(`a capture with id ${id} exists with different content (docs/storage.md "Ingest", capture identity)`)
     }
     return toSummary(row)
   }
