@@ -12,6 +12,8 @@ type Summary = {
   has_diff: boolean
   live_response: { status_code: number; latency_ms: number }
   shadow_response: { status_code: number; latency_ms: number }
+  template: string | null
+  signature_id: string | null
 }
 type Detail = Summary & {
   headers: Record<string, string[]>
