@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const proxy = await proxyBench()
   const benches: Bench[] = [
     { key: 'diff', name: 'diff engine (docs/diff.md)', run: async () => runDiffBench() },
-    { key: 'api', name: 'API (docs/benchmarks.md)', run: () => runApiBench({ printMachine: false }) },
+    { key: 'api', name: 'API (docs/benchmarks/api.md)', run: () => runApiBench({ printMachine: false }) },
   ]
   if (typeof proxy === 'function') {
     benches.push({ key: 'proxy', name: 'proxy (docs/proxy.md)', run: proxy })

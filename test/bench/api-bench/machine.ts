@@ -1,4 +1,4 @@
-/** What a benchmark's figures were measured on: printed first, copied into docs/benchmarks.md. */
+/** What a benchmark's figures were measured on: printed first, copied into docs/benchmarks/. */
 import { spawnSync } from 'bun'
 import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'

@@ -3,7 +3,7 @@
  * interleaved on one seeded database (the API restarted for each run, the
  * order swapped each round), so that a machine whose load drifts weighs on
  * both alike: `bun run test/bench/api-bench/workers-compare.ts`.
- * Targets, not tests; figures in docs/benchmarks.md "Workers".
+ * Targets, not tests; figures in docs/benchmarks/api.md "Workers".
  *
  * Knobs: API_BENCH_ROWS (1000000), API_BENCH_SECONDS (20),
  * API_BENCH_CONNECTIONS (32), API_BENCH_COMPARE_ROUNDS (4).
