@@ -1,6 +1,6 @@
 import type { InsightsStore } from '../store/insights-store.ts'
 import type { Page } from '../store/rows.ts'
-import type { VerdictFacts } from '../verdict/index.ts'
+import { noiseOnlyDiffs, type VerdictFacts } from '../verdict/index.ts'
 
 /** Rows per read of the insight pages; a gate has at most a few thousand endpoints. */
 const PAGE = 1000
@@ -11,16 +11,27 @@ const PAGE = 1000
  * requests, diffs and latency p95s (listEndpoints), and the failed shadows
  * from the error signatures (listSignatures, kind `error`) that name a
  * shadow failure; an `(other)` error signature, which keeps no class, is
- * counted as one too.
+ * counted as one too. With `ignoreNoise`, the noise-only diffs from the
+ * diff signatures (listSignatures, kind `diff`) and the fields'
+ * classifications (listFields) of the same window; without, neither is
+ * read.
  */
-export async function readVerdictFacts(insights: InsightsStore, gateId: string, window: { from: Date; to: Date }): Promise<VerdictFacts> {
-  const [endpoints, errors] = await Promise.all([
+export async function readVerdictFacts(
+  insights: InsightsStore,
+  gateId: string,
+  window: { from: Date; to: Date },
+  ignoreNoise: boolean,
+): Promise<VerdictFacts> {
+  const [endpoints, errors, diffs, fields] = await Promise.all([
     everyPage((offset) => insights.endpoints(gateId, { ...window, limit: PAGE, offset, sort: 'template', order: 'asc' })),
     everyPage((offset) => insights.signatures(gateId, { ...window, limit: PAGE, offset, sort: 'count', order: 'desc', kind: 'error' })),
+    ignoreNoise ? everyPage((offset) => insights.signatures(gateId, { ...window, limit: PAGE, offset, sort: 'count', order: 'desc', kind: 'diff' })) : [],
+    ignoreNoise ? everyPage((offset) => insights.fields(gateId, { ...window, limit: PAGE, offset, sort: 'path', order: 'asc' })) : [],
   ])
   return {
     requests: endpoints.reduce((sum, endpoint) => sum + endpoint.requests, 0),
     diffs: endpoints.reduce((sum, endpoint) => sum + endpoint.diffs, 0),
+    noiseOnlyDiffs: noiseOnlyDiffs(diffs, fields),
     shadowErrors: errors.filter((s) => s.shadow_error !== null || s.overflow).reduce((sum, s) => sum + s.count, 0),
     endpoints: endpoints.map((endpoint) => ({
       method: endpoint.method,

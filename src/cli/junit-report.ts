@@ -13,6 +13,8 @@ export function junitReport(report: VerdictReport, gateLabel: string, timestamp:
   const properties = [
     ['verdict', report.verdict],
     ['requests', String(report.requests)],
+    ['ignore_noise', String(report.ignore_noise)],
+    ['noise_ignored', String(report.noise_ignored)],
     ['window.from', report.window.from],
     ['window.to', report.window.to],
   ]

@@ -10,12 +10,13 @@ import { writeReport } from './write-report.ts'
 
 export const VERDICT_USAGE = `usage: bun run verdict -- --gate <id> [--from <RFC 3339> --to <RFC 3339> | --window <duration>]
   [--max-diff-rate <0-1>] [--max-error-rate <0-1>] [--max-latency-ratio <n>] [--min-requests <n>]
-  [--junit <file>] [--api-url <url>] [--api-key <key>]
+  [--ignore-noise | --no-ignore-noise] [--junit <file>] [--api-url <url>] [--api-key <key>]
 
 Asks the API for the gate's verdict over the window (default: the last hour),
 prints its checks and exits 0 on pass, 1 on fail, 2 when inconclusive or on
 any error. Thresholds not given come from the gate's verdict settings, then
-the built-in defaults. The API is SVC_APP_API_URL / SVC_APP_API_KEY unless
+the built-in defaults. Differences only in fields classified noise are
+not counted unless --no-ignore-noise is given. The API is SVC_APP_API_URL / SVC_APP_API_KEY unless
 --api-url / --api-key say otherwise. See docs/ci.md.
 `
 
@@ -32,7 +33,7 @@ export async function verdictCommand(env: Environment, argv: readonly string[], 
       return 0
     }
     const client = new ApiClient(config.api)
-    const report = await fetchVerdict(client, config.gateId, config.window, config.thresholds)
+    const report = await fetchVerdict(client, config.gateId, config.window, config.thresholds, config.ignoreNoise)
     io.out(verdictTable(report, config.gateId))
     if (config.junitFile !== undefined) await writeReport(config.junitFile, junitReport(report, config.gateId, io.now()))
     return EXIT_CODES[report.verdict]

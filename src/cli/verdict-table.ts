@@ -25,7 +25,8 @@ export function comparison(check: Check): string {
 /**
  * A verdict as the plain-text table `bun run verdict` prints
  * (docs/ci.md): a headline, then one row per check, failed ones marked
- * FAIL so that a reader finds them in a log.
+ * FAIL so that a reader finds them in a log, then how many diffs were
+ * left out as noise.
  */
 export function verdictTable(report: VerdictReport, gateLabel: string): string {
   const headline =
@@ -43,9 +44,13 @@ export function verdictTable(report: VerdictReport, gateLabel: string): string {
   ]
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
   const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
-  const note =
-    report.verdict === 'inconclusive'
+  const note = [
+    report.ignore_noise
+      ? `noise ignored: ${report.noise_ignored} diffs touched only fields classified noise and are not in diff_rate`
+      : 'noise counted: every diff is in diff_rate (--no-ignore-noise)',
+    ...(report.verdict === 'inconclusive'
       ? [`too few requests to conclude: ${report.requests} in the window, min_requests is ${report.checks[0]?.threshold ?? '?'}`]
-      : []
-  return [headline, '', ...lines, ...(note.length > 0 ? ['', ...note] : [])].join('\n') + '\n'
+      : []),
+  ]
+  return [headline, '', ...lines, '', ...note].join('\n') + '\n'
 }

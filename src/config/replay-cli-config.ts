@@ -7,7 +7,7 @@ import { ConfigError } from './config-error.ts'
 import { decimal, httpUrlField, integerField, positiveDurationField, uuidField } from './env-fields.ts'
 import type { Environment } from './environment.ts'
 import { validateEnvironment, variableNames } from './validate-env.ts'
-import { readThresholds, readWindow, THRESHOLD_FLAGS, WINDOW_FLAGS, type TimeWindow } from './verdict-cli-config.ts'
+import { NOISE_FLAGS, readIgnoreNoise, readThresholds, readWindow, THRESHOLD_FLAGS, WINDOW_FLAGS, type TimeWindow } from './verdict-cli-config.ts'
 
 export const REPLAY_FLAGS = {
   gate: 'value',
@@ -22,6 +22,7 @@ export const REPLAY_FLAGS = {
   timeout: 'value',
   'progress-interval': 'value',
   ...THRESHOLD_FLAGS,
+  ...NOISE_FLAGS,
   junit: 'value',
   ...API_CLIENT_FLAGS,
   help: 'switch',
@@ -49,6 +50,8 @@ export interface ReplayCliConfig {
   /** How often a plain progress line is printed when the output is not a terminal, in ms. */
   readonly progressIntervalMs: number
   readonly thresholds: ThresholdOverrides
+  /** `ignore_noise` for the verdict; undefined leaves the API's default. */
+  readonly ignoreNoise: boolean | undefined
   readonly junitFile: string | undefined
 }
 
@@ -121,6 +124,7 @@ export function loadReplayCliConfig(env: Environment, argv: readonly string[], n
     timeoutMs: v['--timeout'] ?? REPLAY_DEFAULTS.timeoutMs,
     progressIntervalMs: v['--progress-interval'] ?? REPLAY_DEFAULTS.progressIntervalMs,
     thresholds: readThresholds(flags.values),
+    ignoreNoise: readIgnoreNoise(flags.switches),
     junitFile,
     api: loadApiClientConfig(env, flags.values),
   })

@@ -21,6 +21,9 @@ export const thresholdFlag = (name: ThresholdName) => `--${name.replaceAll('_', 
 export const THRESHOLD_FLAGS = Object.fromEntries(THRESHOLD_NAMES.map((name) => [thresholdFlag(name).slice(2), 'value' as const]))
 export const WINDOW_FLAGS = { from: 'value', to: 'value', window: 'value' } as const
 
+/** `--ignore-noise` (the API's default) or `--no-ignore-noise`, shared by `verdict` and `replay`. */
+export const NOISE_FLAGS = { 'ignore-noise': 'switch', 'no-ignore-noise': 'switch' } as const
+
 const dateTimeFlag = type('string').pipe((text, ctx) =>
   parseDateTime(text.trim()) ?? ctx.error('an RFC 3339 date-time such as 2026-01-02T15:04:05Z'),
 )
@@ -60,10 +63,22 @@ export function readThresholds(values: Readonly<Record<string, string | undefine
   return Object.fromEntries(THRESHOLD_NAMES.flatMap((name) => (v[thresholdFlag(name)] === undefined ? [] : [[name, v[thresholdFlag(name)]]])))
 }
 
+/**
+ * Whether noise-only diffs are left out (docs/ci.md "Noise"): true or
+ * false as a switch says, undefined without one (the API's default, true).
+ */
+export function readIgnoreNoise(switches: ReadonlySet<string>): boolean | undefined {
+  const on = switches.has('--ignore-noise')
+  const off = switches.has('--no-ignore-noise')
+  if (on && off) throw new ConfigError('--ignore-noise', undefined, 'cannot be combined with --no-ignore-noise: give either')
+  return on ? true : off ? false : undefined
+}
+
 export const VERDICT_FLAGS = {
   gate: 'value',
   ...WINDOW_FLAGS,
   ...THRESHOLD_FLAGS,
+  ...NOISE_FLAGS,
   junit: 'value',
   ...API_CLIENT_FLAGS,
   help: 'switch',
@@ -74,6 +89,8 @@ export interface VerdictCliConfig {
   readonly gateId: string
   readonly window: TimeWindow
   readonly thresholds: ThresholdOverrides
+  /** `ignore_noise` for the API; undefined leaves its default. */
+  readonly ignoreNoise: boolean | undefined
   /** Where to write the JUnit XML report, if asked. */
   readonly junitFile: string | undefined
 }
@@ -89,6 +106,7 @@ export function loadVerdictCliConfig(env: Environment, argv: readonly string[], 
     gateId,
     window: readWindow(flags.values, now),
     thresholds: readThresholds(flags.values),
+    ignoreNoise: readIgnoreNoise(flags.switches),
     junitFile,
     api: loadApiClientConfig(env, flags.values),
   })

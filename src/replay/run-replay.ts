@@ -19,6 +19,7 @@ export const REPLAY_USAGE = `usage: bun run replay -- --gate <id> --target <cand
   [--rate <req/s>] [--concurrency <n>] [--timeout <duration>]
   [--method GET,HEAD,...] [--header 'Name: value' ...] [--allow-redacted]
   [--max-diff-rate <0-1>] [--max-error-rate <0-1>] [--max-latency-ratio <n>] [--min-requests <n>]
+  [--ignore-noise | --no-ignore-noise]
   [--junit <file>] [--progress-interval <duration>] [--api-url <url>] [--api-key <key>]
 
 Sends the gate's stored requests (every one stored up to now unless
@@ -101,7 +102,7 @@ async function replay(config: ReplayCliConfig, io: CommandIo): Promise<number> {
   progress.stop()
   io.out(tally.summary())
 
-  const report = await fetchVerdict(client, gate.id, { from: started, to: io.now() }, config.thresholds)
+  const report = await fetchVerdict(client, gate.id, { from: started, to: io.now() }, config.thresholds, config.ignoreNoise)
   const label = `${gate.id} (${gate.name})`
   io.out(verdictTable(report, label))
   if (config.junitFile !== undefined) await writeReport(config.junitFile, junitReport(report, label, io.now()))

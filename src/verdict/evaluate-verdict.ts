@@ -34,6 +34,8 @@ export interface VerdictFacts {
   readonly requests: number
   /** Captures whose comparison found a difference (signature kind `diff`). */
   readonly diffs: number
+  /** Those whose difference touched only fields classified `noise` (noise-only-diffs.ts). */
+  readonly noiseOnlyDiffs: number
   /** Captures whose shadow failed (status 0). */
   readonly shadowErrors: number
   readonly endpoints: readonly EndpointLatency[]
@@ -43,6 +45,13 @@ export interface VerdictOutcome {
   readonly verdict: Verdict
   readonly checks: readonly VerdictCheck[]
   readonly requests: number
+  /** Diffs left out of `diff_rate` as noise only: 0 unless noise is ignored. */
+  readonly noiseIgnored: number
+}
+
+export interface VerdictOptions {
+  /** Whether noise-only diffs are left out of `diff_rate` (the default). */
+  readonly ignoreNoise: boolean
 }
 
 /**
@@ -56,16 +65,22 @@ export const LATENCY_FLOOR_MS = 1
  * The verdict on a gate's captures (docs/ci.md "Checks"):
  * - `requests`: at least `min_requests` captures, else the verdict is
  *   `inconclusive` whatever the other checks say: too few to conclude;
- * - `diff_rate`: diffs / requests at most `max_diff_rate`;
+ * - `diff_rate`: diffs / requests at most `max_diff_rate`, without the
+ *   noise-only diffs when `ignoreNoise`;
  * - `error_rate`: failed shadows / requests at most `max_error_rate`;
  * - `latency_ratio`, per endpoint with latencies on both sides: shadow
  *   p95 / live p95 at most `max_latency_ratio`.
  * Otherwise `fail` when any check fails, `pass` when none does. Rates of
  * an empty window are 0.
  */
-export function evaluateVerdict(facts: VerdictFacts, thresholds: VerdictThresholds): VerdictOutcome {
+export function evaluateVerdict(
+  facts: VerdictFacts,
+  thresholds: VerdictThresholds,
+  options: VerdictOptions = { ignoreNoise: true },
+): VerdictOutcome {
   const rate = (count: number) => (facts.requests > 0 ? count / facts.requests : 0)
-  const diffRate = rate(facts.diffs)
+  const noiseIgnored = options.ignoreNoise ? Math.min(facts.noiseOnlyDiffs, facts.diffs) : 0
+  const diffRate = rate(facts.diffs - noiseIgnored)
   const errorRate = rate(facts.shadowErrors)
   const checks: VerdictCheck[] = [
     gateCheck('requests', facts.requests, thresholds.min_requests, facts.requests >= thresholds.min_requests),
@@ -85,7 +100,7 @@ export function evaluateVerdict(facts: VerdictFacts, thresholds: VerdictThreshol
     })
   }
   const verdict: Verdict = !checks[0]!.pass ? 'inconclusive' : checks.every((check) => check.pass) ? 'pass' : 'fail'
-  return { verdict, checks, requests: facts.requests }
+  return { verdict, checks, requests: facts.requests, noiseIgnored }
 }
 
 /** shadow p95 / live p95, each at least LATENCY_FLOOR_MS; undefined when a side has no latency. */

@@ -22,6 +22,8 @@ export {
   type Verdict,
   type VerdictCheck,
   type VerdictFacts,
+  type VerdictOptions,
   type VerdictOutcome,
 } from './evaluate-verdict.ts'
+export { noiseOnlyDiffs, type DiffSignatureCount, type FieldClass } from './noise-only-diffs.ts'
 export { ERROR_EXIT_CODE, EXIT_CODES } from './exit-code.ts'

@@ -24,9 +24,19 @@ export function verdictRoutes(ctx: ApiContext) {
       const gate = await requireGate(ctx, params.gate_id)
       const overrides = Object.fromEntries(THRESHOLD_NAMES.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]))
       const thresholds = resolveThresholds(overrides, gate.verdict)
-      const facts = await readVerdictFacts(ctx.insights, params.gate_id, { from, to })
-      const outcome = evaluateVerdict(facts, thresholds)
-      return { data: { ...outcome, checks: [...outcome.checks], window: { from: from.toISOString(), to: to.toISOString() } } }
+      const ignoreNoise = query.ignore_noise ?? true
+      const facts = await readVerdictFacts(ctx.insights, params.gate_id, { from, to }, ignoreNoise)
+      const outcome = evaluateVerdict(facts, thresholds, { ignoreNoise })
+      return {
+        data: {
+          verdict: outcome.verdict,
+          checks: [...outcome.checks],
+          window: { from: from.toISOString(), to: to.toISOString() },
+          requests: outcome.requests,
+          ignore_noise: ignoreNoise,
+          noise_ignored: outcome.noiseIgnored,
+        },
+      }
     },
     {
       transform: plainQuery(),
@@ -43,7 +53,9 @@ export function verdictRoutes(ctx: ApiContext) {
           '`max_diff_rate`), `error_rate` (failed shadows, status 0, / requests at most `max_error_rate`), and per ' +
           'endpoint (`scope` "METHOD template") `latency_ratio` (shadow p95 / live p95, each at least 1 ms, at most ' +
           '`max_latency_ratio`). A threshold in the query wins over the gate\'s `verdict` field, which wins over ' +
-          `the built-in default (${DEFAULTS}).`,
+          `the built-in default (${DEFAULTS}). \`ignore_noise\` (default true): a capture whose difference touches ` +
+          'only fields that listFields classifies `noise` for its endpoint in the window is left out of the diffs; ' +
+          '`noise_ignored` says how many were (0 when `ignore_noise` is false).',
         tags: ['Insights'],
       },
     },

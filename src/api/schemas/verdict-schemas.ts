@@ -1,7 +1,7 @@
 import { type } from 'arktype'
 import { CHECK_NAMES, THRESHOLD_NAMES, THRESHOLD_RULES, VERDICTS, type ThresholdName } from '../../verdict/index.ts'
 import { decimal } from '../../config/env-fields.ts'
-import { dateTimeQuery } from './fields.ts'
+import { booleanQuery, dateTimeQuery } from './fields.ts'
 
 /** A threshold as JSON carries it (the gate field `verdict`), under its rule. */
 function thresholdValue(name: ThresholdName) {
@@ -37,6 +37,7 @@ export const verdictQuery = type({
   'from?': dateTimeQuery,
   'to?': dateTimeQuery,
   ...optional(thresholdQuery),
+  'ignore_noise?': booleanQuery,
   '+': 'reject',
 })
 
@@ -53,6 +54,8 @@ export const verdictReport = type({
   checks: verdictCheck.array(),
   window: { from: 'string', to: 'string' },
   requests: 'number.integer',
+  ignore_noise: 'boolean',
+  noise_ignored: 'number.integer',
 })
 
 export type VerdictReport = typeof verdictReport.infer

@@ -8,9 +8,12 @@ interface Verdict {
   checks: Array<{ name: string; scope: string; value: number; threshold: number; pass: boolean }>
   window: { from: string; to: string }
   requests: number
+  ignore_noise: boolean
+  noise_ignored: number
 }
 
 const MINUTE = 60_000
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64')
 
 describe.each(BACKENDS)('getVerdict on %s', (backend) => {
   let t: TestApi
@@ -68,6 +71,8 @@ describe.each(BACKENDS)('getVerdict on %s', (backend) => {
   test('counts the last hour by default: diff rate, failed shadows only, and each endpoint\'s latency ratio', async () => {
     const v = await verdict(gateId, '?max_latency_ratio=2')
     expect(v.requests).toBe(200)
+    // No capture had a noise check: nothing is classified noise, nothing left out.
+    expect(v).toMatchObject({ ignore_noise: true, noise_ignored: 0 })
     expect(Date.parse(v.window.to) - Date.parse(v.window.from)).toBe(60 * MINUTE)
     expect(Math.abs(Date.parse(v.window.to) - Date.now())).toBeLessThan(60_000)
     expect(v.checks.slice(0, 3)).toEqual([
@@ -133,12 +138,50 @@ describe.each(BACKENDS)('getVerdict on %s', (backend) => {
     ['?min_requests=2.5', 'min_requests'],
     ['?min_requests=0', 'min_requests'],
     ['?from=yesterday', 'from'],
-    ['?ignore_noise=false', 'ignore_noise'],
+    ['?ignore_noise=no', 'ignore_noise'],
+    ['?ignore_noise=', 'ignore_noise'],
     [`?from=${new Date(now).toISOString()}&to=${new Date(now - MINUTE).toISOString()}`, 'from'],
   ])('%s is a 400 naming %s', async (query, name) => {
     const res = await t.call('GET', `/gates/${gateId}/verdict${query}`)
     expect(res.status).toBe(400)
     expect(((await res.json()) as { detail: string }).detail).toContain(name)
+  })
+
+  test('ignore_noise: diffs only in fields classified noise are left out by default, counted with false', async () => {
+    const noisy = await newGate('verdict-noise')
+    const bodies: unknown[] = []
+    // /n/{id}: request_id differs from the shadow and from live's own repeat in all 40 (noise); price from
+    // the shadow only, in 10 of them (real). /u/{id}: 5 of 20 differ in request_id, without noise checks (unknown).
+    for (let i = 0; i < 40; i++) {
+      const at = iso(MINUTE + i * 1000)
+      const live = { id: i, price: 10, request_id: `live-${i}` }
+      bodies.push({
+        ...captureBody({ path: `/n/${i}`, created_at: at, live, shadow: { ...live, price: i < 10 ? 11 : 10, request_id: `shadow-${i}` } }),
+        live_repeat_response: { status_code: 200, headers: { 'Content-Type': ['application/json'] }, body: b64({ ...live, request_id: `repeat-${i}` }), latency_ms: 9, created_at: at },
+      })
+    }
+    for (let i = 0; i < 20; i++) {
+      const live = { id: i, request_id: 'same' }
+      bodies.push(captureBody({ path: `/u/${i}`, created_at: iso(MINUTE + i * 1000), live, shadow: { ...live, request_id: i < 5 ? 'other' : 'same' } }))
+    }
+    for (const body of bodies) expect((await t.call('POST', `/gates/${noisy}/requests`, body)).status).toBe(201)
+    const fields = ((await (await t.call('GET', `/gates/${noisy}/fields?limit=100`)).json()) as { data: Array<{ template: string; path: string; classification: string }> }).data
+    expect(fields.map((f) => `${f.template} ${f.path} ${f.classification}`).sort()).toEqual([
+      '/n/{id} /body/price real',
+      '/n/{id} /body/request_id noise',
+      '/u/{id} /body/request_id unknown',
+    ])
+
+    const ignored = await verdict(noisy, '?min_requests=60&max_diff_rate=0.25')
+    // 45 diffs, 30 of them in request_id alone on /n/{id}: 15 count.
+    expect(ignored).toMatchObject({ verdict: 'pass', requests: 60, ignore_noise: true, noise_ignored: 30 })
+    expect(ignored.checks[1]).toEqual({ name: 'diff_rate', scope: 'gate', value: 0.25, threshold: 0.25, pass: true })
+    const explicit = await verdict(noisy, '?min_requests=60&max_diff_rate=0.25&ignore_noise=true')
+    expect({ ...explicit, window: null }).toEqual({ ...ignored, window: null })
+
+    const counted = await verdict(noisy, '?min_requests=60&max_diff_rate=0.25&ignore_noise=false')
+    expect(counted).toMatchObject({ verdict: 'fail', ignore_noise: false, noise_ignored: 0 })
+    expect(counted.checks[1]).toEqual({ name: 'diff_rate', scope: 'gate', value: 0.75, threshold: 0.25, pass: false })
   })
 
   test.each([

@@ -79,6 +79,35 @@ describe('bun run verdict against a real API', () => {
     expect(run.stdout).toContain('too few requests to conclude: 40 in the window, min_requests is 100')
   })
 
+  test('noise: ignored by default and with --ignore-noise, counted with --no-ignore-noise', async () => {
+    const res = await t.call('POST', '/gates', { name: 'cli-noise', live_url: 'http://live/noise', shadow_url: 'http://shadow/noise' })
+    const noisy = ((await res.json()) as { data: { id: string } }).data.id
+    // 20 captures whose only difference, request_id, also differs between live and its own repeat: noise.
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64')
+    for (let i = 0; i < 20; i++) {
+      const at = new Date(Date.now() - (i + 1) * 1000).toISOString()
+      const live = { id: i, request_id: `live-${i}` }
+      const body = {
+        ...captureBody({ path: `/n/${i}`, created_at: at, live, shadow: { id: i, request_id: `shadow-${i}` } }),
+        live_repeat_response: { status_code: 200, headers: { 'Content-Type': ['application/json'] }, body: b64({ id: i, request_id: `repeat-${i}` }), latency_ms: 9, created_at: at },
+      }
+      expect((await t.call('POST', `/gates/${noisy}/requests`, body)).status).toBe(201)
+    }
+    const junit = join(dir, 'noise.xml')
+    for (const flags of [[], ['--ignore-noise']]) {
+      const run = await verdict(['--gate', noisy, '--min-requests', '20', '--junit', junit, ...flags], env)
+      expect(run).toMatchObject({ code: 0, stderr: '' })
+      expect(run.stdout).toMatch(/diff_rate\s+gate\s+0\.00 %/)
+      expect(run.stdout).toContain('noise ignored: 20 diffs touched only fields classified noise and are not in diff_rate')
+    }
+    const properties = ((await parse(readFileSync(junit, 'utf8'))) as TestSuites).testsuite![0]!.properties as unknown
+    expect(properties).toContainEqual({ name: 'noise_ignored', value: 20 })
+    const counted = await verdict(['--gate', noisy, '--min-requests', '20', '--no-ignore-noise'], env)
+    expect(counted.code).toBe(1)
+    expect(counted.stdout).toMatch(/diff_rate\s+gate\s+100\.00 %\s+<= 1\.00 %\s+FAIL/)
+    expect(counted.stdout).toContain('noise counted: every diff is in diff_rate (--no-ignore-noise)')
+  })
+
   test('flags win over the environment for the API address and key', async () => {
     const run = await verdict(['--gate', gateId, '--min-requests', '40', '--max-diff-rate', '0.05', '--api-url', t.url, '--api-key', TEST_API_KEY], {
       SVC_APP_API_URL: 'http://127.0.0.1:9',

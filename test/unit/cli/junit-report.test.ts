@@ -11,6 +11,8 @@ function report(overrides: Partial<VerdictReport> = {}): VerdictReport {
     verdict: 'fail',
     requests: 500,
     window: WINDOW,
+    ignore_noise: true,
+    noise_ignored: 12,
     checks: [
       { name: 'requests', scope: 'gate', value: 500, threshold: 100, pass: true },
       { name: 'diff_rate', scope: 'gate', value: 0.04, threshold: 0.01, pass: false },
@@ -39,6 +41,8 @@ describe('junitReport, read back by a JUnit parser', () => {
     expect(suite.properties as unknown).toEqual([
       { name: 'verdict', value: 'fail' },
       { name: 'requests', value: 500 },
+      { name: 'ignore_noise', value: 'true' },
+      { name: 'noise_ignored', value: 12 },
       { name: 'window.from', value: WINDOW.from },
       { name: 'window.to', value: WINDOW.to },
     ])

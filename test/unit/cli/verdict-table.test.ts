@@ -8,6 +8,8 @@ describe('verdictTable', () => {
         verdict: 'fail',
         requests: 1234,
         window: { from: '2026-11-26T10:00:00.000Z', to: '2026-11-26T11:00:00.000Z' },
+        ignore_noise: true,
+        noise_ignored: 17,
         checks: [
           { name: 'requests', scope: 'gate', value: 1234, threshold: 100, pass: true },
           { name: 'diff_rate', scope: 'gate', value: 0.021, threshold: 0.01, pass: false },
@@ -25,8 +27,18 @@ describe('verdictTable', () => {
         'diff_rate      gate                   2.10 %  <= 1.00 %  FAIL',
         'latency_ratio  GET /v2/products/{id}  1.13    <= 1.50    pass',
         '',
+        'noise ignored: 17 diffs touched only fields classified noise and are not in diff_rate',
+        '',
       ].join('\n'),
     )
+  })
+
+  test('with noise counted, the last line says so', () => {
+    const text = verdictTable(
+      { verdict: 'pass', requests: 3, window: { from: 'a', to: 'b' }, ignore_noise: false, noise_ignored: 0, checks: [] },
+      'g1',
+    )
+    expect(text).toEndWith('\nnoise counted: every diff is in diff_rate (--no-ignore-noise)\n')
   })
 
   test('an inconclusive verdict says why', () => {
@@ -35,6 +47,8 @@ describe('verdictTable', () => {
         verdict: 'inconclusive',
         requests: 3,
         window: { from: 'a', to: 'b' },
+        ignore_noise: true,
+        noise_ignored: 0,
         checks: [{ name: 'requests', scope: 'gate', value: 3, threshold: 100, pass: false }],
       },
       'g1',

@@ -33,6 +33,7 @@ describe('loadReplayCliConfig', () => {
       timeoutMs: 10_000,
       progressIntervalMs: 5_000,
       thresholds: {},
+      ignoreNoise: undefined,
       junitFile: undefined,
     })
   })
@@ -40,7 +41,7 @@ describe('loadReplayCliConfig', () => {
   test('every flag, repeated headers by their lower-cased name, the last one of a name winning', () => {
     const config = loadReplayCliConfig(
       ENV,
-      [...BASE, '--window', '24h', '--limit', '500', '--rate', '2.5', '--concurrency', '4', '--method', 'get, Post', '--header', 'Authorization: Bearer a:b', '--header', 'X-Tenant:  7 ', '--header', 'authorization: Bearer c', '--allow-redacted', '--timeout', '2s', '--progress-interval', '1m', '--max-error-rate', '0', '--junit', 'out.xml'],
+      [...BASE, '--window', '24h', '--limit', '500', '--rate', '2.5', '--concurrency', '4', '--method', 'get, Post', '--header', 'Authorization: Bearer a:b', '--header', 'X-Tenant:  7 ', '--header', 'authorization: Bearer c', '--allow-redacted', '--timeout', '2s', '--progress-interval', '1m', '--max-error-rate', '0', '--no-ignore-noise', '--junit', 'out.xml'],
       NOW,
     )
     expect(config).toMatchObject({
@@ -57,6 +58,7 @@ describe('loadReplayCliConfig', () => {
       timeoutMs: 2000,
       progressIntervalMs: 60_000,
       thresholds: { max_error_rate: 0 },
+      ignoreNoise: false,
       junitFile: 'out.xml',
     })
   })

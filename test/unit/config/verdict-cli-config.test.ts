@@ -26,6 +26,7 @@ describe('loadVerdictCliConfig', () => {
       gateId: GATE,
       window: { from: new Date('2026-11-26T10:00:00Z'), to: NOW },
       thresholds: { max_diff_rate: 0.02, min_requests: 5 },
+      ignoreNoise: undefined,
       junitFile: 'r.xml',
       api: { apiUrl: 'http://127.0.0.1:8090', apiKey: 'k'.repeat(16) },
     })
@@ -34,6 +35,14 @@ describe('loadVerdictCliConfig', () => {
   test('flags override the environment; no window leaves both ends to the API', () => {
     const config = load(['--gate', GATE, '--api-url', 'https://api.example.com/', '--api-key', 'x'.repeat(20)])
     expect(config).toMatchObject({ window: { from: undefined, to: undefined }, api: { apiUrl: 'https://api.example.com', apiKey: 'x'.repeat(20) } })
+  })
+
+  test.each([
+    [[], undefined],
+    [['--ignore-noise'], true],
+    [['--no-ignore-noise'], false],
+  ])('noise switches %p: ignoreNoise %p (undefined leaves the API default)', (argv, ignoreNoise) => {
+    expect(load(['--gate', GATE, ...argv])).toMatchObject({ ignoreNoise })
   })
 
   test('--help wins over everything else', () => {
@@ -56,6 +65,8 @@ describe('loadVerdictCliConfig', () => {
     [['--gate'], '--gate: needs a value (write --flag=-value for one that starts with a dash)'],
     [['--gate', GATE, '--api-key', 'short-secret'], '--api-key: the value (12 characters, not shown) must be at least 16 characters'],
     [['--gate', GATE, '--junit', ''], '--junit: "" must be a file path'],
+    [['--gate', GATE, '--ignore-noise', '--no-ignore-noise'], '--ignore-noise: cannot be combined with --no-ignore-noise: give either'],
+    [['--gate', GATE, '--ignore-noise=false'], '--ignore-noise: is a switch and takes no value'],
   ])('%p is refused: %s', (argv, line) => {
     expect(refusal(argv)).toBe(line)
   })

@@ -10,8 +10,8 @@ import {
 
 const T: VerdictThresholds = { max_diff_rate: 0.05, max_error_rate: 0.02, max_latency_ratio: 1.5, min_requests: 100 }
 
-function facts(requests: number, diffs = 0, shadowErrors = 0, endpoints: EndpointLatency[] = []): VerdictFacts {
-  return { requests, diffs, shadowErrors, endpoints }
+function facts(requests: number, diffs = 0, shadowErrors = 0, endpoints: EndpointLatency[] = [], noiseOnlyDiffs = 0): VerdictFacts {
+  return { requests, diffs, noiseOnlyDiffs, shadowErrors, endpoints }
 }
 
 function endpoint(method: string, template: string, live: number | null, shadow: number | null): EndpointLatency {
@@ -71,5 +71,18 @@ describe('evaluateVerdict', () => {
     expect(evaluateVerdict(facts(100, 1, 1), DEFAULT_THRESHOLDS).verdict).toBe('pass')
     expect(evaluateVerdict(facts(100, 2), DEFAULT_THRESHOLDS).verdict).toBe('fail')
     expect(evaluateVerdict(facts(99), DEFAULT_THRESHOLDS).verdict).toBe('inconclusive')
+  })
+
+  // [case, diffs, noise-only diffs, ignore noise, diff_rate, noiseIgnored, verdict]
+  test.each([
+    ['noise-only diffs are left out of diff_rate by default', 80, 40, undefined, 0.04, 40, 'pass'],
+    ['ignore_noise false counts every diff', 80, 40, false, 0.08, 0, 'fail'],
+    ['no noise-only diffs: nothing left out', 80, 0, true, 0.08, 0, 'fail'],
+    ['never more left out than there are diffs', 10, 25, true, 0, 10, 'pass'],
+  ] as const)('%s', (_name, diffs, noiseOnly, ignoreNoise, diffRate, noiseIgnored, verdict) => {
+    const outcome = evaluateVerdict(facts(1000, diffs, 0, [], noiseOnly), T, ignoreNoise === undefined ? undefined : { ignoreNoise })
+    expect(outcome.checks[1]).toMatchObject({ name: 'diff_rate', value: diffRate })
+    expect(outcome.noiseIgnored).toBe(noiseIgnored)
+    expect(outcome.verdict).toBe(verdict)
   })
 })
