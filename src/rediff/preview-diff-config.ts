@@ -31,7 +31,7 @@ export interface PreviewRequest {
 export async function previewDiffConfig(sql: postgres.Sql | postgres.ReservedSql, request: PreviewRequest): Promise<DiffConfigPreview> {
   const options = compileCaptureOptions({ diff: request.diffConfig, redactedFields: request.gate.redacted_fields })
   const range = { from: request.from, to: request.to, order: 'desc' as const }
-  const next = prefetched(scanCaptures(sql, request.gate.id, range, { rows: 500, limit: request.limit }))
+  const next = prefetched(scanCaptures(sql, request.gate.id, range, { rows: 250, bytes: 2 * 1024 * 1024, limit: request.limit }))
   const tally = new PreviewTally()
   const slicer = new TimeSlicer()
   for (;;) {

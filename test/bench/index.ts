@@ -6,12 +6,13 @@
  * The proxy benchmark is imported dynamically: when its module or its
  * runProxyBench export is missing, it is skipped with a note. Each bench's
  * own environment knobs apply (see the top of each file), and
- * BENCH_ONLY=diff,api,proxy,replay (any of them, comma-separated) runs a subset.
+ * BENCH_ONLY=diff,api,proxy,replay,rediff (any of them, comma-separated) runs a subset.
  */
 import { machineLines } from './api-bench/machine.ts'
 import { runApiBench } from './api.bench.ts'
 import { runDiffBench } from './diff.bench.ts'
 import { runReplayBench } from './replay.bench.ts'
+import { runRediffBench } from './rediff.bench.ts'
 
 type Bench = { key: string; name: string; run: () => Promise<unknown> }
 
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     benches.push({ key: 'proxy', name: 'proxy (docs/proxy.md)', run: proxy })
   }
   benches.push({ key: 'replay', name: 'replay (docs/ci.md)', run: () => runReplayBench({ printMachine: false }) })
+  benches.push({ key: 'rediff', name: 'preview and re-diff (docs/insights.md)', run: () => runRediffBench({ printMachine: false }) })
   const selected = benches.filter((b) => ONLY.length === 0 || ONLY.includes(b.key))
   if (ONLY.length > 0) console.log(`BENCH_ONLY=${ONLY.join(',')}: ${selected.map((b) => b.key).join(', ') || 'nothing'}`)
 
