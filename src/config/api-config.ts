@@ -25,8 +25,8 @@ export const databaseUrlField = type('string').pipe((text, ctx) =>
   /^(postgres|postgresql|pglite):\/\/./.test(text.trim()) ? text.trim() : ctx.error(DATABASE_URL_RULE),
 )
 
-/** SPEC.md "Configuration variables → API", with its defaults and rules. */
-/** SPEC.md: the global retention floor when SVC_APP_RETENTION is unset; echoed by GET /config. */
+/** docs/reference/configuration.md "API", with its defaults and rules. */
+/** The global retention floor when SVC_APP_RETENTION is unset; echoed by GET /config. */
 const DEFAULT_RETENTION = '720h'
 
 /** How far in the future a capture may be dated (SVC_APP_MAX_CLOCK_SKEW) when unset. */
