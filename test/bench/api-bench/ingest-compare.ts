@@ -1,6 +1,6 @@
 /**
  * Ingest cost against another build of the service, side by side in one
- * run (docs/benchmarks.md "Insights: ingest against the code before"):
+ * run (docs/benchmarks/api.md "Insights"):
  * the same closed-loop load on this checkout's API and on the baseline's,
  * round after round in turns, so that the machine's other work falls on
  * both alike. Each API has a database of its own, migrated and seeded by
