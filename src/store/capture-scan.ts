@@ -1,5 +1,6 @@
 import type postgres from 'postgres'
 import type { HeaderMap, NoiseResult, SortOrder } from './rows.ts'
+import { keysWithinBytes, type KeyRow } from './keyset-batch.ts'
 
 /** A stored capture as re-diffing reads it: what its comparison and noise check are computed from, and what they were. */
 export interface ScannedCapture {
@@ -47,12 +48,6 @@ export interface ScanBounds {
 
 type Sql = postgres.Sql | postgres.ReservedSql
 
-interface KeyRow {
-  id: string
-  at: string
-  size: string
-}
-
 /**
  * A gate's captures in a range, page by page, by keyset on (created_at,
  * id) through requests_gate_created_idx, as the export reads them
@@ -90,10 +85,7 @@ export function scanCaptures(sql: Sql, gateId: string, range: ScanRange, bounds:
       ) AS k JOIN request_payloads p ON p.request_id = k.id
       ORDER BY k.created_at ${direction}, k.id ${direction}`
     if (keys.length === 0) return undefined
-    let bytes = 0
-    let take = 0
-    while (take < keys.length && (take === 0 || bytes + Number(keys[take]!.size) <= maxBytes)) bytes += Number(keys[take++]!.size)
-    const chosen = keys.slice(0, take)
+    const chosen = keysWithinBytes(keys, maxBytes)
     cursor = { at: chosen.at(-1)!.at, id: chosen.at(-1)!.id }
     left -= chosen.length
     const rows = await sql<ScannedCapture[]>`

@@ -5,6 +5,7 @@ import { rowFilters } from './request-list.ts'
 import { detailColumns, toDetail, type DetailRow } from './request-store.ts'
 import { isUuid } from '../net/request-id.ts'
 import type { RequestDetail, SortOrder } from './rows.ts'
+import { keysWithinBytes, type KeyRow } from './keyset-batch.ts'
 
 /** exportRequests' filters: listRequests' (docs/storage.md "Export"), in created_at order. */
 export interface RequestExportQuery extends InsightListFilter {
@@ -35,13 +36,6 @@ export interface ExportPageBounds {
 export type RequestExport = () => Promise<RequestDetail[] | undefined>
 
 type Sql = postgres.Sql
-
-interface KeyRow {
-  id: string
-  /** created_at as PostgreSQL writes it: microseconds kept, unlike a JS Date. */
-  at: string
-  size: string
-}
 
 /**
  * The captures of a gate matching the filters, page by page, by keyset
@@ -90,10 +84,7 @@ export async function openRequestExport(
       ) AS k JOIN request_payloads p ON p.request_id = k.id
       ORDER BY k.created_at ${direction}, k.id ${direction}`
     if (keys.length === 0) return undefined
-    let bytes = 0
-    let take = 0
-    while (take < keys.length && (take === 0 || bytes + Number(keys[take]!.size) <= maxBytes)) bytes += Number(keys[take++]!.size)
-    const chosen = keys.slice(0, take)
+    const chosen = keysWithinBytes(keys, maxBytes)
     cursor = { at: chosen.at(-1)!.at, id: chosen.at(-1)!.id }
     left -= chosen.length
     const rows = await sql<DetailRow[]>`
