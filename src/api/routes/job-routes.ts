@@ -13,8 +13,14 @@ const JOB =
 
 /** Re-diff jobs (docs/insights.md "Re-diff"). */
 export function jobRoutes(ctx: ApiContext) {
-  const missingJob = (params: { gate_id: string; job_id: string }) =>
-    new NotFoundError(`no job with id ${params.job_id} in gate ${params.gate_id}`)
+  /** The job as an answer, or the 404 that says which is missing: the gate or its job. */
+  const jobAnswer = async <J>(params: { gate_id: string; job_id: string }, job: J | undefined) => {
+    if (!job) {
+      await requireGate(ctx, params.gate_id)
+      throw new NotFoundError(`no job with id ${params.job_id} in gate ${params.gate_id}`)
+    }
+    return { data: job }
+  }
   return new Elysia({ name: 'job-routes' })
     .post(
       '/gates/:gate_id/rediff',
@@ -46,14 +52,7 @@ export function jobRoutes(ctx: ApiContext) {
     )
     .get(
       '/gates/:gate_id/jobs/:job_id',
-      async ({ params }) => {
-        const job = await ctx.jobs.store.get(params.gate_id, params.job_id)
-        if (!job) {
-          await requireGate(ctx, params.gate_id)
-          throw missingJob(params)
-        }
-        return { data: job }
-      },
+      async ({ params }) => jobAnswer(params, await ctx.jobs.store.get(params.gate_id, params.job_id)),
       {
         params: jobIdParams,
         response: { 200: jobEnvelope, ...problems(400, 401, 404, 429, 500) },
@@ -67,14 +66,7 @@ export function jobRoutes(ctx: ApiContext) {
     )
     .delete(
       '/gates/:gate_id/jobs/:job_id',
-      async ({ params }) => {
-        const job = await ctx.jobs.store.cancel(params.gate_id, params.job_id)
-        if (!job) {
-          await requireGate(ctx, params.gate_id)
-          throw missingJob(params)
-        }
-        return { data: job }
-      },
+      async ({ params }) => jobAnswer(params, await ctx.jobs.store.cancel(params.gate_id, params.job_id)),
       {
         params: jobIdParams,
         response: { 200: jobEnvelope, ...problems(400, 401, 404, 429, 500) },
