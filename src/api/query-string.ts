@@ -38,3 +38,13 @@ export function methodList(method: string | string[] | undefined): string[] | un
   const methods = [method ?? []].flat().flatMap((m) => m.split(',')).map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
   return methods.length > 0 ? methods : undefined
 }
+
+/**
+ * A `from` after `to` is a 400 naming `from` (an empty window would answer
+ * 200 with nothing, which reads as "no captures" rather than a mistake).
+ */
+export function rejectReversedWindow(query: { from?: Date; to?: Date }, detail = 'from must not be after to'): void {
+  if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+    throw new InvalidParameterError(detail, 'from')
+  }
+}

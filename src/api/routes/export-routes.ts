@@ -1,10 +1,9 @@
 import { Elysia } from 'elysia'
-import { InvalidParameterError } from '../../errors/app-error.ts'
 import type { Logger } from '../../log/index.ts'
 import type { RequestExport } from '../../store/request-export.ts'
 import type { RequestDetail } from '../../store/rows.ts'
 import type { ApiContext } from '../api-context.ts'
-import { methodList, plainQuery } from '../query-string.ts'
+import { methodList, plainQuery, rejectReversedWindow } from '../query-string.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import { exportRequestsQuery, NDJSON_CONTENT_TYPE, requestDetail } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
@@ -15,9 +14,7 @@ export function exportRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'export-routes' }).get(
     '/gates/:gate_id/requests/export',
     async ({ params, query, request }) => {
-      if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
-        throw new InvalidParameterError('from must not be after to (both are inclusive bounds of created_at)', 'from')
-      }
+      rejectReversedWindow(query, 'from must not be after to (both are inclusive bounds of created_at)')
       await requireGate(ctx, params.gate_id)
       const next = await ctx.exports.open(params.gate_id, { ...query, method: methodList(query.method) })
       // The first page is read before the answer starts, so that its failure is still a problem response.

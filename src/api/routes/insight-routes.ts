@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
-import { InvalidParameterError, NotFoundError } from '../../errors/app-error.ts'
+import { NotFoundError } from '../../errors/app-error.ts'
 import type { ApiContext } from '../api-context.ts'
 import { paginate } from '../pagination.ts'
-import { plainQuery } from '../query-string.ts'
+import { methodList, plainQuery, rejectReversedWindow } from '../query-string.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import {
   endpointListEnvelope,
@@ -30,7 +30,7 @@ export function insightRoutes(ctx: ApiContext) {
     .get(
       '/gates/:gate_id/endpoints',
       async ({ params, query }) => {
-        checkWindow(query)
+        rejectReversedWindow(query)
         await gateExists(params.gate_id)
         const { items, total } = await ctx.insights.endpoints(params.gate_id, query)
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
@@ -55,7 +55,7 @@ export function insightRoutes(ctx: ApiContext) {
     .get(
       '/gates/:gate_id/signatures',
       async ({ params, query }) => {
-        checkWindow(query)
+        rejectReversedWindow(query)
         await gateExists(params.gate_id)
         const { items, total } = await ctx.insights.signatures(params.gate_id, { ...query, method: methodList(query.method) })
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
@@ -81,7 +81,7 @@ export function insightRoutes(ctx: ApiContext) {
     .get(
       '/gates/:gate_id/fields',
       async ({ params, query }) => {
-        checkWindow(query)
+        rejectReversedWindow(query)
         await gateExists(params.gate_id)
         const { items, total } = await ctx.insights.fields(params.gate_id, { ...query, method: methodList(query.method) })
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
@@ -107,16 +107,4 @@ export function insightRoutes(ctx: ApiContext) {
         },
       },
     )
-}
-
-function checkWindow(query: { from?: Date; to?: Date }): void {
-  if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
-    throw new InvalidParameterError('from must not be after to', 'from')
-  }
-}
-
-/** `GET,post` or the parameter repeated: upper-cased, empty items dropped; undefined when none. */
-function methodList(method: string | string[] | undefined): string[] | undefined {
-  const methods = [method ?? []].flat().flatMap((m) => m.split(',')).map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
-  return methods.length > 0 ? methods : undefined
 }

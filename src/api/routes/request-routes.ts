@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { InvalidParameterError, NotFoundError } from '../../errors/app-error.ts'
+import { NotFoundError } from '../../errors/app-error.ts'
 import type { ApiContext } from '../api-context.ts'
 import { ingestCapture } from '../capture-ingest.ts'
 import { paginate } from '../pagination.ts'
@@ -14,7 +14,7 @@ import {
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
 import { jsonBodyParse } from '../json-body.ts'
-import { plainQuery } from '../query-string.ts'
+import { methodList, plainQuery, rejectReversedWindow } from '../query-string.ts'
 
 /**
  * The capture operations (docs/reference/api.md "Operations", listRequests to
@@ -25,12 +25,9 @@ export function requestRoutes(ctx: ApiContext) {
     .get(
       '/gates/:gate_id/requests',
       async ({ params, query }) => {
-        if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
-          throw new InvalidParameterError('from must not be after to (both are inclusive bounds of created_at)', 'from')
-        }
+        rejectReversedWindow(query, 'from must not be after to (both are inclusive bounds of created_at)')
         await requireGate(ctx, params.gate_id)
-        const methods = [query.method ?? []].flat().flatMap((m) => m.split(',')).map((m) => m.trim().toUpperCase()).filter((m) => m !== '')
-        const { items, total } = await ctx.requests.list(params.gate_id, { ...query, method: methods.length > 0 ? methods : undefined })
+        const { items, total } = await ctx.requests.list(params.gate_id, { ...query, method: methodList(query.method) })
         return { data: items, pagination: paginate(query.limit, query.offset, items.length, total) }
       },
       {

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
-import { InvalidParameterError, NotFoundError } from '../../errors/app-error.ts'
+import { NotFoundError } from '../../errors/app-error.ts'
 import type { ApiContext } from '../api-context.ts'
 import { paginate } from '../pagination.ts'
-import { plainQuery } from '../query-string.ts'
+import { plainQuery, rejectReversedWindow } from '../query-string.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import { listSuggestionsQuery, suggestionListEnvelope } from '../schemas/suggestion-schemas.ts'
 
@@ -11,9 +11,7 @@ export function suggestionRoutes(ctx: ApiContext) {
   return new Elysia({ name: 'suggestion-routes' }).get(
     '/gates/:gate_id/suggestions',
     async ({ params, query }) => {
-      if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
-        throw new InvalidParameterError('from must not be after to', 'from')
-      }
+      rejectReversedWindow(query)
       const gate = await ctx.gateSettings.get(params.gate_id)
       if (!gate) throw new NotFoundError(`no gate with id ${params.gate_id}`)
       const all = await ctx.suggestions.suggestions(gate, query)
