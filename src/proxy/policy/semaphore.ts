@@ -63,7 +63,9 @@ export class Semaphore {
           if (index !== -1) this._waiters.splice(index, 1)
           reject(new SemaphoreAbortedError(signal.reason))
         }
-        signal.addEventListener('abort', waiter.onAbort, { once: true })
+        // Removed by `release`; an abort event fires once, so no `once`
+        // option, whose options object costs more than the listener.
+        signal.addEventListener('abort', waiter.onAbort)
       }
       this._waiters.push(waiter)
     })

@@ -101,15 +101,17 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     let agent = false
     let accept = false
     let authorization = false
-    for (const [name, value] of headers) {
-      if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection') continue
-      if (setNames.has(name)) continue
+    // forEach, not the pair iterator: the same fields in the same order
+    // (names sorted, each Set-Cookie apart), for a fraction of the cost.
+    headers.forEach((value, name) => {
+      if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection') return
+      if (setNames.has(name)) return
       if (name === 'host') host = true
       else if (name === 'user-agent') agent = true
       else if (name === 'accept') accept = true
       else if (name === 'authorization') authorization = true
       head += `${name}: ${value}\r\n`
-    }
+    })
     head += setLines
     head += 'connection: keep-alive\r\n'
     if (!agent) head += `user-agent: ${USER_AGENT}\r\n`
