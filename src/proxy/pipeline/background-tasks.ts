@@ -5,11 +5,9 @@
  */
 import { within } from '../../async/within.ts'
 
-/** One background task: its abort controller, aborted on timeout or at the end of a drain. */
+/** One background task: the signal it listens to, aborted at the end of a drain. */
 export interface BackgroundTask {
   readonly signal: AbortSignal
-  /** Aborts with `reason` unless already aborted. */
-  abort(reason: unknown): void
 }
 
 export interface DrainResult {
@@ -28,13 +26,19 @@ export class DrainAbortReason extends Error {
 }
 
 interface RunningTask extends BackgroundTask {
-  readonly controller: AbortController
   readonly onAbort: ((reason: unknown) => void) | undefined
 }
 
 export class BackgroundTasks {
   private readonly _running = new Set<RunningTask>()
   private _idleWaiters: Array<() => void> = []
+  /**
+   * Only a drain aborts tasks, and it aborts all those running at once:
+   * they share one controller (an AbortController per task cost about a
+   * microsecond each), replaced by a fresh one after each drain's abort so
+   * that a task started later starts unaborted.
+   */
+  private _controller = new AbortController()
 
   get size(): number {
     return this._running.size
@@ -44,21 +48,15 @@ export class BackgroundTasks {
    * Runs `work` in the background with a task of its own; `work` must not
    * reject (it is the caller's job to turn failures into outcomes). A
    * rejection is passed to `onUnexpected`. `onAbort` is called once when the
-   * task is aborted (by `task.abort()` or the drain), after its signal: a
-   * direct call, no event listener per task.
+   * drain aborts the task, after its signal: a direct call, no event
+   * listener per task.
    */
   run(
     work: (task: BackgroundTask) => Promise<void>,
     onUnexpected: (error: unknown) => void,
     onAbort?: (reason: unknown) => void,
   ): void {
-    const controller = new AbortController()
-    const task: RunningTask = {
-      controller,
-      onAbort,
-      signal: controller.signal,
-      abort: (reason) => abortTask(task, reason),
-    }
+    const task: RunningTask = { signal: this._controller.signal, onAbort }
     this._running.add(task)
     work(task).then(
       () => this._finished(task),
@@ -95,15 +93,13 @@ export class BackgroundTasks {
     if (!timedOut) return { completed: before, aborted: 0 }
     const left = this._running.size
     const reason = new DrainAbortReason(timeoutMs)
-    for (const task of [...this._running]) abortTask(task, reason)
+    // The tasks not aborted yet (a drain running beside this one may have) hold the current signal.
+    const unaborted = [...this._running].filter((task) => !task.signal.aborted)
+    const controller = this._controller
+    this._controller = new AbortController()
+    controller.abort(reason)
+    for (const task of unaborted) task.onAbort?.(reason)
     await this.whenIdle()
     return { completed: Math.max(0, before - left), aborted: left }
   }
-}
-
-/** Aborts a task once: its signal (the exchanges and the sink listen to it), then its hook. */
-function abortTask(task: RunningTask, reason: unknown): void {
-  if (task.controller.signal.aborted) return
-  task.controller.abort(reason)
-  task.onAbort?.(task.controller.signal.reason)
 }

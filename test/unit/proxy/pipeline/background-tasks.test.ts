@@ -49,4 +49,43 @@ describe('BackgroundTasks', () => {
   test('whenIdle resolves at once when nothing runs', async () => {
     await new BackgroundTasks().whenIdle()
   })
+  test('a task started after a drain aborted the others starts unaborted, and a later drain aborts it', async () => {
+    const tasks = new BackgroundTasks()
+    const untilAborted = (signal: AbortSignal) =>
+      new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()))
+    let first: AbortSignal | undefined
+    tasks.run((task) => {
+      first = task.signal
+      return untilAborted(task.signal)
+    }, () => {})
+    let later: AbortSignal | undefined
+    const firstDrain = tasks.drain(10)
+    // Started while the first drain waits for the aborted task to settle.
+    await Bun.sleep(30)
+    tasks.run((task) => {
+      later = task.signal
+      return untilAborted(task.signal)
+    }, () => {})
+    expect(first!.aborted).toBe(true)
+    expect(later!.aborted).toBe(false)
+    await firstDrain.catch(() => {})
+    expect(await tasks.drain(10)).toEqual({ completed: 0, aborted: 1 })
+    expect(later!.aborted).toBe(true)
+  })
+
+  test('each aborted task hears of it once, also when two drains end together', async () => {
+    const tasks = new BackgroundTasks()
+    const heard: unknown[] = []
+    for (let i = 0; i < 2; i++) {
+      tasks.run(
+        (task) => new Promise<void>((resolve) => task.signal.addEventListener('abort', () => setTimeout(resolve, 5))),
+        () => {},
+        (reason) => heard.push(reason),
+      )
+    }
+    const [a, b] = await Promise.all([tasks.drain(10), tasks.drain(10)])
+    expect(a.aborted + b.aborted).toBe(4)
+    expect(heard).toHaveLength(2)
+    for (const reason of heard) expect(reason).toBeInstanceOf(DrainAbortReason)
+  })
 })
