@@ -25,38 +25,77 @@ import { storableJson } from './rows.ts'
  * count as the same.
  */
 export function captureDigest(capture: CaptureInput): Uint8Array {
-  const hasher = new Bun.CryptoHasher('sha256')
-  const text = (value: string) => field(hasher, encoder.encode(value))
-  text(capture.method)
-  text(capture.path)
-  text(capture.raw_query)
-  text(headerText(capture.headers))
-  field(hasher, capture.body)
-  text(instant(capture.created_at))
-  for (const response of [capture.live_response, capture.shadow_response]) responseFields(response, text, hasher)
+  const fields = new FieldHasher()
+  fields.text(capture.method)
+  fields.text(capture.path)
+  fields.text(capture.raw_query)
+  fields.text(headerText(capture.headers))
+  fields.bytes(capture.body)
+  fields.text(instant(capture.created_at))
+  responseFields(fields, capture.live_response)
+  responseFields(fields, capture.shadow_response)
   if (capture.noise_check !== undefined) {
-    text('live_repeat_response')
-    responseFields(capture.noise_check.repeat, text, hasher)
+    fields.text('live_repeat_response')
+    responseFields(fields, capture.noise_check.repeat)
   }
-  return hasher.digest() as Uint8Array
+  return fields.digest()
 }
 
-const encoder = new TextEncoder()
-
-function responseFields(response: ResponseInput, text: (value: string) => void, hasher: Bun.CryptoHasher): void {
-  text(String(response.status_code))
-  text(headerText(response.headers))
-  field(hasher, response.body)
-  text(String(response.latency_ms))
-  text(instant(response.created_at))
+function responseFields(fields: FieldHasher, response: ResponseInput): void {
+  fields.text(String(response.status_code))
+  fields.text(headerText(response.headers))
+  fields.bytes(response.body)
+  fields.text(String(response.latency_ms))
+  fields.text(instant(response.created_at))
 }
 
-/** Each field length-prefixed, so that no two captures run their fields together into the same bytes. */
-function field(hasher: Bun.CryptoHasher, bytes: Uint8Array): void {
-  const length = new Uint8Array(8)
-  new DataView(length.buffer).setBigUint64(0, BigInt(bytes.byteLength))
-  hasher.update(length)
-  hasher.update(bytes)
+/** Bytes of small fields gathered before they go to the hasher; reused, as a digest is computed in one go. */
+const pending = Buffer.allocUnsafe(4096)
+
+/**
+ * SHA-256 over a sequence of fields, each length-prefixed (8 bytes,
+ * big-endian), so that no two captures run their fields together into the
+ * same bytes; text as UTF-8. The short fields are gathered into one
+ * buffer and hashed together, which gives the same digest as hashing each
+ * piece on its own and saves a native call and two allocations per piece.
+ */
+class FieldHasher {
+  private readonly hasher = new Bun.CryptoHasher('sha256')
+  private used = 0
+
+  text(value: string): void {
+    const length = Buffer.byteLength(value, 'utf8')
+    if (this.used + 8 + length > pending.length) this.flush()
+    if (8 + length > pending.length) {
+      this.bytes(Buffer.from(value, 'utf8'))
+      return
+    }
+    this.length(length)
+    this.used += pending.write(value, this.used, length, 'utf8')
+  }
+
+  bytes(value: Uint8Array): void {
+    if (this.used + 8 > pending.length) this.flush()
+    this.length(value.byteLength)
+    this.flush()
+    this.hasher.update(value)
+  }
+
+  digest(): Uint8Array {
+    this.flush()
+    return this.hasher.digest() as Uint8Array
+  }
+
+  private length(length: number): void {
+    pending.writeUInt32BE(Math.floor(length / 2 ** 32), this.used)
+    pending.writeUInt32BE(length >>> 0, this.used + 4)
+    this.used += 8
+  }
+
+  private flush(): void {
+    if (this.used > 0) this.hasher.update(pending.subarray(0, this.used))
+    this.used = 0
+  }
 }
 
 function headerText(headers: HeaderMap): string {
