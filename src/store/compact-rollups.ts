@@ -1,4 +1,5 @@
 import type postgres from 'postgres'
+import { foldInsightHours } from './fold-insight-hours.ts'
 import { foldInsightShards } from './fold-insight-shards.ts'
 import { inTransaction } from './reserved-transaction.ts'
 import { toNumber } from './rows.ts'
@@ -14,7 +15,8 @@ export const COMPACT_AFTER_MS = 5 * 60_000
  * the cleanup's advisory lock (see runCleanup / compactRollups in
  * cleanup.ts): two folds or a fold and a cleanup batch would take shard-0
  * rows in different orders. The insight rollups are folded too
- * (fold-insight-shards.ts). Returns the number of shard rows folded.
+ * (fold-insight-shards.ts), and their hours past `before` built
+ * (fold-insight-hours.ts). Returns the number of shard rows folded.
  */
 export async function foldShards(conn: postgres.ReservedSql, before: Date): Promise<number> {
   const gates = await conn<{ gate_id: string }[]>`
@@ -43,5 +45,7 @@ export async function foldShards(conn: postgres.ReservedSql, before: Date): Prom
       return toNumber(row?.folded)
     })
   }
-  return folded + (await foldInsightShards(conn, before))
+  folded += await foldInsightShards(conn, before)
+  await foldInsightHours(conn, before)
+  return folded
 }

@@ -40,7 +40,7 @@ export function insightRowFilters(sql: Sql, filter: InsightListFilter): Fragment
  * The number of a gate's requests matching a `signature` or `template`
  * filter with `method`, `has_diff`, `from` and `to`, exactly, without
  * reading the matching rows in bulk: the whole minutes inside [from, to]
- * from the insight rollups (the hour rows when there is no range), the
+ * from the insight rollups (mostly hour rows when there is no range), the
  * partial minutes at the ends from the rows, through the filter's index.
  * `rawFilters` are the row conditions of the whole query; `bounds` a
  * rangeBounds fragment (request-list.ts).
@@ -61,7 +61,7 @@ export async function countByInsight(
         ? undefined
         : sql`
           SELECT coalesce(sum(r.capture_count), 0) AS n FROM signature_rollups r, b
-          WHERE r.gate_id = ${gateId} AND r.signature_id = ${query.signature}::text AND ${range(sql, query)}
+          WHERE r.gate_id = ${gateId} AND r.signature_id = ${query.signature}::text AND ${range(sql, gateId, query)}
             AND EXISTS (SELECT 1 FROM insight_signatures s WHERE s.gate_id = r.gate_id AND s.id = r.signature_id
               ${methods === undefined ? sql`` : sql`AND s.method = ANY(${methods}::text[])`}
               ${query.template === undefined ? sql`` : sql`AND s.template = ${query.template}::text`})`
@@ -73,7 +73,7 @@ export async function countByInsight(
               : sql`r.request_count - r.has_diff_count`}), 0) AS n
           FROM endpoint_rollups r, b
           WHERE r.gate_id = ${gateId} AND md5(r.template) = md5(${query.template!}::text) AND r.template = ${query.template!}::text
-            AND ${range(sql, query)} ${methodFilter}`
+            AND ${range(sql, gateId, query)} ${methodFilter}`
   if (rollup === undefined) return 0
   const [row] = await sql<{ total: string }[]>`
     WITH b AS (${bounds})
@@ -88,11 +88,13 @@ export async function countByInsight(
 
 /**
  * The rollup rows of [mid_from, mid_to): without a range, every hour row
- * (each capture counts in exactly one); else the minute rows of the whole
- * minutes.
+ * and the minute rows from the gate's mark on (each capture counts in
+ * exactly one of those, fold-insight-hours.ts); else the minute rows of the
+ * whole minutes.
  */
-function range(sql: Sql, query: CountQuery): Fragment {
+function range(sql: Sql, gateId: string, query: CountQuery): Fragment {
   return query.from === undefined && query.to === undefined
-    ? sql`r.grain = 60`
+    ? sql`(r.grain = 60 OR (r.grain = 1 AND r.bucket >= coalesce(
+        (SELECT through FROM insight_hour_marks WHERE gate_id = ${gateId}::uuid), '-infinity')))`
     : sql`r.grain = 1 AND r.bucket >= b.mid_from AND r.bucket < b.mid_to`
 }

@@ -29,7 +29,10 @@ const COUNTS = ['request_count', 'has_diff_count', 'diff_count', 'error_count', 
 /** The count columns of endpoint_rollups, histograms included: what folding and merging add up. */
 export const ENDPOINT_COUNT_COLUMNS: readonly string[] = [...COUNTS, ...HISTOGRAM]
 
-/** Minutes per bucket: every capture counts once in its minute and once in its hour. */
+/**
+ * Minutes per bucket: every capture counts once in its minute, and once in
+ * its hour when that hour is before its gate's mark (fold-insight-hours.ts).
+ */
 export const GRAINS = { minute: 1, hour: 60 } as const
 
 const ENDPOINT_COLUMNS = [...COUNTS, ...HISTOGRAM].join(', ')
@@ -75,8 +78,20 @@ function tally(sign: UpsertOptions['sign'], filter?: string): string {
   return `${sign < 0 ? '-' : ''}count(*)${where}`
 }
 
-function waitFor(sql: Sql, after: string | undefined): Fragment {
-  return after === undefined ? sql`` : sql`, (SELECT count(*) AS n FROM ${sql(after)}) AS done WHERE done.n >= 0`
+/**
+ * The FROM and WHERE of an upsert: each insight row at the grains it
+ * counts in (its minute always, its hour only before the gate's mark,
+ * sql/0008_insight_hours_by_compaction.sql), after `after` when given, and
+ * only the rows that pass `filter`.
+ */
+function grainedRows(sql: Sql, after: string | undefined, filter?: Fragment): Fragment {
+  return sql`
+    FROM insight_rows x CROSS JOIN (VALUES (1::smallint), (60::smallint)) AS g (grain)
+      LEFT JOIN insight_hour_marks m ON m.gate_id = x.gate_id
+      ${after === undefined ? sql`` : sql`, (SELECT count(*) AS n FROM ${sql(after)}) AS done`}
+    WHERE (g.grain = 1 OR insight_bucket(x.created_at, 60::smallint) < m.through)
+      ${after === undefined ? sql`` : sql`AND done.n >= 0`}
+      ${filter === undefined ? sql`` : sql`AND ${filter}`}`
 }
 
 /**
@@ -101,7 +116,7 @@ export function endpointUpsert(sql: Sql, options: UpsertOptions): Fragment {
     INSERT INTO endpoint_rollups AS r (gate_id, grain, bucket, method, template, shard, ${sql.unsafe(ENDPOINT_COLUMNS)})
     SELECT x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.method, x.template, ${shardOf(sql, options.shard)},
       ${sql.unsafe(aggregates)}
-    FROM insight_rows x CROSS JOIN (VALUES (1::smallint), (60::smallint)) AS g (grain) ${waitFor(sql, options.after)}
+    ${grainedRows(sql, options.after)}
     GROUP BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.method, x.template
     ORDER BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.method, md5(x.template)
     ON CONFLICT (gate_id, grain, bucket, method, md5(template), shard) DO UPDATE SET ${sql.unsafe(sums)}`
@@ -124,8 +139,7 @@ export function signatureUpsert(sql: Sql, options: UpsertOptions): Fragment {
   return sql`
     INSERT INTO signature_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count, first_seen, last_seen, example_id)
     SELECT x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.signature_id, ${shardOf(sql, options.shard)}, ${values}
-    FROM insight_rows x CROSS JOIN (VALUES (1::smallint), (60::smallint)) AS g (grain) ${waitFor(sql, options.after)}
-      ${options.after === undefined ? sql`WHERE` : sql`AND`} x.signature_id IS NOT NULL
+    ${grainedRows(sql, options.after, sql`x.signature_id IS NOT NULL`)}
     GROUP BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.signature_id
     ORDER BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.signature_id
     ON CONFLICT (gate_id, grain, bucket, signature_id, shard) DO UPDATE SET
@@ -145,8 +159,7 @@ export function noiseUpsert(sql: Sql, options: UpsertOptions): Fragment {
     INSERT INTO noise_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count)
     SELECT x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id, ${shardOf(sql, options.shard)},
       ${sql.unsafe(tally(options.sign))}
-    FROM insight_rows x CROSS JOIN (VALUES (1::smallint), (60::smallint)) AS g (grain) ${waitFor(sql, options.after)}
-      ${options.after === undefined ? sql`WHERE` : sql`AND`} x.noise_signature_id IS NOT NULL
+    ${grainedRows(sql, options.after, sql`x.noise_signature_id IS NOT NULL`)}
     GROUP BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id
     ORDER BY x.gate_id, g.grain, insight_bucket(x.created_at, g.grain), x.noise_signature_id
     ON CONFLICT (gate_id, grain, bucket, signature_id, shard) DO UPDATE SET capture_count = s.capture_count + excluded.capture_count`

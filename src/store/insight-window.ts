@@ -5,14 +5,17 @@ type Sql = postgres.Sql
 type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 /**
- * The bounds of a window (InsightWindow) in rollup buckets, as one row:
- * the minutes [mf, mt) it covers, split into whole hours [h_from, h_to),
- * read from the hour rows, and the minutes around them, [mf, m1_to) and
- * [m2_from, mt), read from the minute rows. A window without a whole hour
- * is minutes only. So a day is at most 24 hour rows and 118 minute rows
- * per endpoint or signature (docs/storage.md "Insight rollups").
+ * The bounds of a gate's window (InsightWindow) in rollup buckets, as one
+ * row: the minutes [mf, mt) it covers, split into whole hours [h_from,
+ * h_to), read from the hour rows, and the minutes around them, [mf,
+ * m1_to) and [m2_from, mt), read from the minute rows. Hour rows exist only
+ * before the gate's mark (fold-insight-hours.ts), so the whole hours end
+ * there at the latest. A window without a whole hour before the mark is
+ * minutes only. So a day is at most 24 hour rows and, with compaction
+ * running, about two hours of minute rows per endpoint or signature
+ * (docs/storage.md "Insight rollups").
  */
-export function windowBounds(sql: Sql, window: InsightWindow): Fragment {
+export function windowBounds(sql: Sql, gateId: string, window: InsightWindow): Fragment {
   return sql`
     SELECT mf, mt,
       CASE WHEN hf < ht THEN hf ELSE mt END AS m1_to,
@@ -20,7 +23,9 @@ export function windowBounds(sql: Sql, window: InsightWindow): Fragment {
       CASE WHEN hf < ht THEN ht ELSE hf END AS h_to,
       CASE WHEN hf < ht THEN ht ELSE mt END AS m2_from
     FROM (
-      SELECT mf, mt, insight_bucket(mf + interval '59 minutes', 60::smallint) AS hf, insight_bucket(mt, 60::smallint) AS ht
+      SELECT mf, mt, insight_bucket(mf + interval '59 minutes', 60::smallint) AS hf,
+        least(insight_bucket(mt, 60::smallint),
+          coalesce((SELECT through FROM insight_hour_marks WHERE gate_id = ${gateId}::uuid), '-infinity')) AS ht
       FROM (
         SELECT insight_bucket(lo, 1::smallint) AS mf,
           CASE WHEN hi = 'infinity' THEN hi ELSE insight_bucket(hi, 1::smallint) + interval '1 minute' END AS mt

@@ -45,7 +45,7 @@ export function createInsightsStore(sql: Sql): InsightsStore {
       if (!isUuid(gateId)) return EMPTY
       const histogram = [...LIVE_HISTOGRAM, ...SHADOW_HISTOGRAM].map((column) => `sum(r.${column}) AS ${column}`).join(', ')
       const rows = await sql<EndpointRow[]>`
-        WITH w AS (${windowBounds(sql, query)}),
+        WITH w AS (${windowBounds(sql, gateId, query)}),
         e AS (
           SELECT r.method, r.template, sum(r.request_count) AS requests, sum(r.diff_count) AS diffs,
             sum(r.error_count) AS errors, ${sql.unsafe(histogram)}
@@ -61,7 +61,7 @@ export function createInsightsStore(sql: Sql): InsightsStore {
     async signatures(gateId, query) {
       if (!isUuid(gateId)) return EMPTY
       const rows = await sql<SignatureRow[]>`
-        WITH w AS (${windowBounds(sql, query)}),
+        WITH w AS (${windowBounds(sql, gateId, query)}),
         c AS (${signatureCounts(sql, gateId)}),
         x AS (
           SELECT s.id, s.kind, s.method, s.template, s.overflow, s.ops, s.truncated, s.live_error, s.shadow_error,
@@ -78,7 +78,7 @@ export function createInsightsStore(sql: Sql): InsightsStore {
     async fields(gateId, query) {
       if (!isUuid(gateId)) return EMPTY
       const rows = await sql<FieldRow[]>`
-        WITH w AS (${windowBounds(sql, query)}),
+        WITH w AS (${windowBounds(sql, gateId, query)}),
         ${fieldCountSteps(sql, gateId, (alias) => endpointFilter(sql, alias, query))},
         x AS (SELECT f.*, coalesce(f.n::float8 / nullif(f.requests, 0), 0) AS rate FROM fields f)
         ${page(sql, fieldOrder(sql, query.sort, query.order), query)}`

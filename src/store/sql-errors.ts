@@ -6,6 +6,7 @@ export const SQLSTATE = {
   foreignKeyViolation: '23503',
   invalidDatetimeFormat: '22007',
   datetimeFieldOverflow: '22008',
+  lockNotAvailable: '55P03',
 } as const
 
 

@@ -65,7 +65,7 @@ export function createSuggestionsStore(sql: Sql): SuggestionsStore {
       if (!isUuid(gate.id)) return []
       const rows = (
         await sql<Row[]>`
-          WITH w AS (${windowBounds(sql, window)}),
+          WITH w AS (${windowBounds(sql, gate.id, window)}),
           ${fieldCountSteps(sql, gate.id, () => sql``)}
           SELECT * FROM fields ORDER BY n DESC, method, template, path, op LIMIT ${MAX_SUGGESTION_FIELDS}`
       ).map(toFieldRow)
@@ -109,7 +109,7 @@ async function sampleShapes(sql: Sql, gateId: string, window: InsightWindow, can
   const shapes = new Map<string, ValueShape[]>()
   if (endpoints.length === 0) return shapes
   const samples = await sql<Sample[]>`
-    WITH w AS (${windowBounds(sql, window)})
+    WITH w AS (${windowBounds(sql, gateId, window)})
     SELECT e.method, e.template, c.id, o->>'path' AS path,
       CASE WHEN jsonb_typeof(o->'value') IN ('string', 'number', 'array') AND length((o->'value')::text) <= 1024
         THEN o->'value' END AS value

@@ -238,7 +238,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     if (env.API_BENCH_BASELINE_DIR) {
       print(`[${elapsed()}] ingest against the baseline in ${env.API_BENCH_BASELINE_DIR}...`)
       comparison = await compareIngest(
-        { api, database, gateId: seed.bigGateId, apiKey },
+        apiKey,
         {
           baselineDir: env.API_BENCH_BASELINE_DIR,
           rows,

@@ -10,14 +10,19 @@ import { LIVE_HISTOGRAM, SHADOW_HISTOGRAM } from '../../src/store/insight-rollup
  * after every kind of write).
  */
 export async function insightDrift(sql: postgres.Sql, gateId: string): Promise<postgres.Row[]> {
-  const grains = sql`(VALUES (1::smallint), (60::smallint)) AS g (grain)`
+  // A capture counts in its minute, and in its hour before the gate's mark (src/store/fold-insight-hours.ts).
+  const grains = (createdAt: postgres.PendingQuery<postgres.Row[]>) => sql`(
+    SELECT g.grain FROM (VALUES (1::smallint), (60::smallint)) AS g (grain)
+    WHERE g.grain = 1 OR insight_bucket(${createdAt}, 60::smallint)
+      < (SELECT through FROM insight_hour_marks WHERE gate_id = ${gateId}::uuid)
+  ) AS g`
   const histogram = (columns: readonly string[]) => sql.unsafe(`ARRAY[${columns.join(', ')}]`)
   const rows = await sql`
     WITH actual AS (
       SELECT g.grain, insight_bucket(r.created_at, g.grain) AS bucket, r.method, r.template,
         count(*) AS n, count(*) FILTER (WHERE r.has_diff) AS h,
         count(*) FILTER (WHERE k.kind = 'diff') AS d, count(*) FILTER (WHERE k.kind = 'error') AS e
-      FROM requests r CROSS JOIN ${grains}
+      FROM requests r CROSS JOIN LATERAL ${grains(sql`r.created_at`)}
         LEFT JOIN insight_signatures k ON k.gate_id = r.gate_id AND k.id = r.signature_id
       WHERE r.gate_id = ${gateId} AND r.template IS NOT NULL
       GROUP BY 1, 2, 3, 4
@@ -45,7 +50,7 @@ export async function insightDrift(sql: postgres.Sql, gateId: string): Promise<p
         UNION ALL
         SELECT created_at, method, template, 'shadow', latency_bucket(shadow_latency_ms)
         FROM requests WHERE gate_id = ${gateId} AND template IS NOT NULL
-      ) AS x CROSS JOIN ${grains}
+      ) AS x CROSS JOIN LATERAL ${grains(sql`x.created_at`)}
       GROUP BY 1, 2, 3
     ) AS a FULL JOIN (
       SELECT grain, bucket, key, sum(c) AS n FROM (
@@ -61,7 +66,7 @@ export async function insightDrift(sql: postgres.Sql, gateId: string): Promise<p
     SELECT 'signature', coalesce(a.grain, r.grain), coalesce(a.bucket, r.bucket), coalesce(a.id, r.id), r.n::text, a.n::text
     FROM (
       SELECT g.grain, insight_bucket(created_at, g.grain) AS bucket, signature_id AS id, count(*) AS n
-      FROM requests CROSS JOIN ${grains}
+      FROM requests CROSS JOIN LATERAL ${grains(sql`requests.created_at`)}
       WHERE gate_id = ${gateId} AND signature_id IS NOT NULL AND template IS NOT NULL
       GROUP BY 1, 2, 3
     ) AS a FULL JOIN (

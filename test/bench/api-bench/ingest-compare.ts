@@ -18,7 +18,7 @@ import { spawn } from 'bun'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts'
-import { cpuSeconds, freePort, runMigrator, startApiProcess, stopApiProcess, treeCpuSeconds, type ApiProcess } from './api-process.ts'
+import { cpuSeconds, freePort, REPO, runMigrator, startApiProcess, stopApiProcess, treeCpuSeconds, type ApiProcess } from './api-process.ts'
 import { closedLoop, type IngestTarget } from './ingest-load.ts'
 import { int, textTable } from './text-table.ts'
 
@@ -62,26 +62,27 @@ export interface CompareResult {
   readonly increase: number
 }
 
-/** Seeds, starts and loads the baseline beside `current` (already seeded and running); stops and drops the baseline. */
-export async function compareIngest(current: CompareSide, options: CompareOptions): Promise<CompareResult> {
+/**
+ * Prepares both sides alike (a fresh database migrated and seeded by the
+ * side's own checkout, its API started from it, the gate patched), loads
+ * them in turns, and stops and drops both. The current side is never the
+ * benchmark's own database: after the benchmark's ingest and reads that one
+ * holds several times the captures in its hot minutes and rollup rows, and
+ * the same code measured there cost PostgreSQL about twice as much per
+ * capture as on a fresh one (docs/benchmarks/api.md, "Ingest against the
+ * code before").
+ */
+export async function compareIngest(apiKey: string, options: CompareOptions): Promise<CompareResult> {
   const dir = options.baselineDir
   if (!existsSync(join(dir, 'src/main.ts')) || !existsSync(join(dir, 'node_modules'))) {
     throw new Error(`API_BENCH_BASELINE_DIR=${dir} must hold a checkout with node_modules (see ingest-compare.ts)`)
   }
-  const database = await createTestDatabase('postgres', { migrate: false, pool: { max: 2 } })
-  let api: ApiProcess | undefined
+  const sides: CompareSide[] = []
   try {
-    await runMigrator(database.url, dir)
-    options.print(`  baseline database migrated by ${dir}; seeding ${int(options.rows)} captures with its seed.ts...`)
-    const gateId = await seedWith(dir, database.url, options)
-    api = await startApiProcess({ ...options.apiEnv, SVC_APP_DATABASE_URL: database.url }, freePort(), options.logFile, undefined, dir)
-    const baseline: CompareSide = { api, database, gateId, apiKey: current.apiKey }
-    const patched = await fetch(`${api.url}/gates/${gateId}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${current.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(options.gatePatch),
-    })
-    if (patched.status !== 200) throw new Error(`baseline updateGate answered ${patched.status}`)
+    // One after the other: two seeds at once would each measure the other.
+    sides.push(await prepareSide(dir, 'baseline', apiKey, options))
+    sides.push(await prepareSide(REPO, 'current', apiKey, options))
+    const [baseline, current] = sides as [CompareSide, CompareSide]
 
     const runs: CompareRun[] = []
     for (const side of [baseline, current]) await load(side, options, 3) // warm-up, not counted
@@ -103,8 +104,33 @@ export async function compareIngest(current: CompareSide, options: CompareOption
     const currentMs = median('current')
     return { runs, baselineMs, currentMs, increase: currentMs / baselineMs - 1 }
   } finally {
+    for (const side of sides) {
+      await stopApiProcess(side.api)
+      await side.database.drop()
+    }
+  }
+}
+
+/** A fresh database migrated and seeded by `dir`'s own code, and its API, the gate patched as the benchmark's. */
+async function prepareSide(dir: string, name: CompareRun['side'], apiKey: string, options: CompareOptions): Promise<CompareSide> {
+  const database = await createTestDatabase('postgres', { migrate: false, pool: { max: 2 } })
+  let api: ApiProcess | undefined
+  try {
+    await runMigrator(database.url, dir)
+    options.print(`  ${name} database migrated by ${dir}; seeding ${int(options.rows)} captures with its seed.ts...`)
+    const gateId = await seedWith(dir, database.url, options)
+    api = await startApiProcess({ ...options.apiEnv, SVC_APP_DATABASE_URL: database.url }, freePort(), options.logFile, undefined, dir)
+    const patched = await fetch(`${api.url}/gates/${gateId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(options.gatePatch),
+    })
+    if (patched.status !== 200) throw new Error(`${name} updateGate answered ${patched.status}`)
+    return { api, database, gateId, apiKey }
+  } catch (error) {
     await stopApiProcess(api)
     await database.drop()
+    throw error
   }
 }
 

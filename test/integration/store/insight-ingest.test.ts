@@ -193,7 +193,7 @@ describe.each(BACKENDS)('insight keys at ingest on %s', (kind) => {
     expect(await backfillInsights(t.db.sql, { batchSize: 2 })).toBe(5)
     expect(await rollupDrift(t.db.sql, gateId)).toEqual([])
     const [errors] = await t.db.sql<{ n: string }[]>`
-      SELECT sum(error_count) AS n FROM endpoint_rollups WHERE gate_id = ${gateId} AND grain = 60`
+      SELECT sum(error_count) AS n FROM endpoint_rollups WHERE gate_id = ${gateId} AND grain = 1`
     expect(Number(errors!.n)).toBe(1)
   })
 })
