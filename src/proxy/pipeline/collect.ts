@@ -1,8 +1,8 @@
 /**
  * Stage 4, collect: both sides of a shadowed request within the shadow
  * timeout (SVC_APP_SHADOW_TIMEOUT bounds the shadow exchange and the wait
- * for live's body together), made into a capture, or why there is none to
- * compare. The timeout ends the exchanges, not the comparison: a shadow
+ * for live's body together; one timer for all, `deadline-queue.ts`), made
+ * into a capture, or why there is none to compare. The timeout ends the exchanges, not the comparison: a shadow
  * that timed out is a failed side, still captured.
  */
 import { canonicalHeaderName, type HeaderMap } from '../../diff/index.ts'
@@ -11,6 +11,7 @@ import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../policy/forward-headers
 import type { Capture, CapturedExchange } from '../sinks/capture-sink.ts'
 import { headerMapOf } from '../upstream/header-map.ts'
 import { TimeoutReason } from '../upstream/upstream-error.ts'
+import { DeadlineQueue } from './deadline-queue.ts'
 import { forwardShadow } from './forward-shadow.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import type { PipelineContext } from './pipeline-context.ts'
@@ -27,13 +28,12 @@ export async function collect(
   context: PipelineContext,
   comparison: PendingComparison,
 ): Promise<Capture | 'body_too_large' | 'report_failed'> {
-  const timeoutMs = context.settings.shadowTimeoutMs
-  const timer = setTimeout(abandonOnTimeout, timeoutMs, comparison.abandon, timeoutMs)
+  const deadline = context.shadowDeadlines.add(comparison)
   let sides: [LiveOutcome, CapturedExchange]
   try {
     sides = await Promise.all([comparison.liveOutcome, forwardShadow(context, comparison)])
   } finally {
-    clearTimeout(timer)
+    deadline.cancel()
   }
   const [liveSide, shadowSide] = sides
   if (liveSide.kind === 'abandoned') throw liveSide.reason
@@ -76,7 +76,11 @@ function shadowRequestHeaderMap(headers: Headers): HeaderMap {
   return map
 }
 
-/** Made when the timer fires, not per request: an Error costs a stack capture. */
-function abandonOnTimeout(abandon: (reason: unknown) => void, timeoutMs: number): void {
-  abandon(new TimeoutReason(timeoutMs))
+/**
+ * The shadow timeouts of one handler (`PipelineContext.shadowDeadlines`).
+ * The reason is made when one fires, not per request: an Error costs a
+ * stack capture.
+ */
+export function shadowDeadlines(timeoutMs: number): DeadlineQueue<PendingComparison> {
+  return new DeadlineQueue<PendingComparison>(timeoutMs, (comparison) => comparison.abandon(new TimeoutReason(timeoutMs)))
 }

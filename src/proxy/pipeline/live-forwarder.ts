@@ -15,6 +15,7 @@ import { problemResponse } from '../../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
 import type { UpstreamClient, UpstreamExchange } from '../upstream/upstream-client.ts'
 import { TimeoutReason, toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
+import { DeadlineQueue } from './deadline-queue.ts'
 
 export type LiveResult =
   | { readonly ok: true; readonly exchange: UpstreamExchange }
@@ -58,11 +59,13 @@ const EMPTY = new Uint8Array(0)
 
 export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarder {
   const { client, timeoutMs, maxBodyBytes, slotsBounded } = options
+  // One timer for every request's head timeout (`deadline-queue.ts`).
+  const deadlines = new DeadlineQueue<AbortController>(timeoutMs, (controller) => abortOnTimeout(controller, timeoutMs))
 
   return {
     async send(method, pathAndQuery, headers, body) {
       const controller = new AbortController()
-      const timer = setTimeout(abortOnTimeout, timeoutMs, controller, timeoutMs)
+      const deadline = deadlines.add(controller)
       const started = performance.now()
       try {
         const exchange = await client.send({ method, pathAndQuery, headers, body, signal: controller.signal })
@@ -74,7 +77,7 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
           latencyMs: Math.round(performance.now() - started),
         }
       } finally {
-        clearTimeout(timer)
+        deadline.cancel()
       }
     },
 

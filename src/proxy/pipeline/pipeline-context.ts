@@ -13,7 +13,9 @@ import type { Semaphore } from '../policy/semaphore.ts'
 import type { ShadowSettings } from '../policy/shadow-settings.ts'
 import type { CaptureSink } from '../sinks/capture-sink.ts'
 import type { ShadowClient } from '../upstream/upstream-client.ts'
+import type { DeadlineQueue } from './deadline-queue.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
+import type { PendingComparison } from './pending-comparison.ts'
 import type { NoiseCheckContext } from './repeat-live.ts'
 
 export interface PipelineContext {
@@ -35,6 +37,8 @@ export interface PipelineContext {
   /** The shadow side's error text while it is not tried. */
   readonly notAttemptedText: string
   readonly sink: CaptureSink
+  /** The shadow timeout of each comparison in `collect` (`collect.ts` `shadowDeadlines`). */
+  readonly shadowDeadlines: DeadlineQueue<PendingComparison>
   /** `svc_background_comparisons`. */
   readonly inFlight: Gauge
   /** `svc_comparisons_skipped_total` of this handler's gate. */

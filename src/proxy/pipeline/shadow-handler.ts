@@ -41,6 +41,7 @@ import type { UpstreamPool } from '../upstream/upstream-client.ts'
 import { createUpstreamPool } from '../upstream/upstream-pool.ts'
 import { admit, type Admission } from './admit.ts'
 import { BackgroundTasks, type DrainResult } from './background-tasks.ts'
+import { shadowDeadlines } from './collect.ts'
 import { runComparison } from './compare-or-report.ts'
 import { forwardLive, forwardUnshadowed } from './forward-live.ts'
 import { createLiveForwarder } from './live-forwarder.ts'
@@ -142,6 +143,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     shadowRefusals,
     notAttemptedText: `shadow: connection refused (not attempted: refused within the last ${shadowRefusals.windowMs} ms)`,
     sink,
+    shadowDeadlines: shadowDeadlines(settings.shadowTimeoutMs),
     inFlight: metrics.inFlight,
     skips: metrics.skips.forGate(settings.gate),
     noise: createNoiseCheck(settings, {
