@@ -2,6 +2,7 @@ import { type } from 'arktype'
 import { DURATION_RULE, MAX_AGE_MS, MAX_AGE_RULE, parseDuration } from '../../config/duration.ts'
 import { BASE_URL_RULE, isBaseUrl } from '../../net/base-url.ts'
 import { parseDateTime } from '../../text/date-time.ts'
+import { rule } from './rule.ts'
 
 /** Query-string morphs: the wire has strings, handlers get typed values. */
 
@@ -22,8 +23,8 @@ export const dateTimeQuery = type('string').pipe((text, ctx) => {
   return date ?? ctx.error('an RFC 3339 date-time such as 2026-01-02T15:04:05Z (years 1000 to 9999)')
 })
 
-export const dateTimeString = type('string').narrow((text, ctx) =>
-  parseDateTime(text) !== undefined ? true : ctx.mustBe('an RFC 3339 date-time (years 1000 to 9999)'),
+export const dateTimeString = type('string').narrow(
+  rule((text: string) => (parseDateTime(text) !== undefined ? undefined : 'an RFC 3339 date-time (years 1000 to 9999)')),
 )
 
 /**
@@ -42,8 +43,8 @@ export const httpUrl = type('string').narrow((text, ctx) =>
 )
 
 /** A base64 string (RFC 4648 §4, padding optional). */
-export const base64String = type('string').narrow((text, ctx) =>
-  /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 !== 1 ? true : ctx.mustBe('base64-encoded'),
+export const base64String = type('string').narrow(
+  rule((text: string) => (/^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 !== 1 ? undefined : 'base64-encoded')),
 )
 
 export const uuid = type('string.uuid')
@@ -55,8 +56,8 @@ export const headerMap = type({ '[string]': 'string[]' })
  * and came back as a 500. Refused as the client's mistake instead (body
  * fields and query filters alike).
  */
-export const storableText = type('string').narrow((text, ctx) =>
-  text.includes('\0') ? ctx.mustBe('text without NUL characters') : true,
+export const storableText = type('string').narrow(
+  rule((text: string) => (text.includes('\0') ? 'text without NUL characters' : undefined)),
 )
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -67,13 +68,15 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
  * "Cookie " would otherwise escape the default redaction, which matches
  * names, not what they look like.
  */
-export const submittedHeaderMap = headerMap.narrow((map, ctx) => {
-  for (const [name, values] of Object.entries(map)) {
-    // The name is not repeated: a line such as "Authorization: Bearer …" sent as a name would be.
-    if (!TOKEN.test(name)) return ctx.mustBe('header names that are tokens (RFC 9110)')
-    if (values.some((value) => /[\0\r\n]/.test(value))) return ctx.mustBe(`header values without CR, LF or NUL (${name})`)
-  }
-  return true
-})
+export const submittedHeaderMap = headerMap.narrow(
+  rule((map: typeof headerMap.infer) => {
+    for (const [name, values] of Object.entries(map)) {
+      // The name is not repeated: a line such as "Authorization: Bearer …" sent as a name would be.
+      if (!TOKEN.test(name)) return 'header names that are tokens (RFC 9110)'
+      if (values.some((value) => /[\0\r\n]/.test(value))) return `header values without CR, LF or NUL (${name})`
+    }
+    return undefined
+  }),
+)
 
 export const sortOrder = type("'asc' | 'desc'")

@@ -12,6 +12,7 @@ import {
   storableText,
   submittedHeaderMap,
 } from './fields.ts'
+import { rule } from './rule.ts'
 
 /**
  * RFC 6901 pointers into the compared document `{status, headers, body}`:
@@ -19,10 +20,12 @@ import {
  * only starts `~0` or `~1`. A token excludes `/`, so the pattern runs in
  * linear time (with `[^~]` it backtracked exponentially on `////…~`).
  */
-const documentPointer = type('string').narrow((text, ctx) =>
-  /^(\/(status|headers|body)(\/([^/~]|~[01])*)*)?$/.test(text)
-    ? true
-    : ctx.mustBe('a JSON Pointer into {status, headers, body} such as /body/items/0'),
+const documentPointer = type('string').narrow(
+  rule((text: string) =>
+    /^(\/(status|headers|body)(\/([^/~]|~[01])*)*)?$/.test(text)
+      ? undefined
+      : 'a JSON Pointer into {status, headers, body} such as /body/items/0',
+  ),
 )
 
 /**
@@ -51,8 +54,8 @@ const diffPayload = type({ content: patchOp.array() })
  * JSON number carries exactly (above it the stored value would not be the
  * one sent; far above, PostgreSQL refused the row with a 500).
  */
-const latency = type('number.integer').narrow((ms, ctx) =>
-  ms >= 0 && ms <= Number.MAX_SAFE_INTEGER ? true : ctx.mustBe(`an integer from 0 to ${Number.MAX_SAFE_INTEGER} (ms)`),
+const latency = type('number.integer').narrow(
+  rule((ms: number) => (ms >= 0 && ms <= Number.MAX_SAFE_INTEGER ? undefined : `an integer from 0 to ${Number.MAX_SAFE_INTEGER} (ms)`)),
 )
 
 /**
@@ -61,10 +64,12 @@ const latency = type('number.integer').narrow((ms, ctx) =>
  * 0 stays allowed for live too: the proxy reports a live that failed (answered
  * 502/504 to its client) with status 0 and the error as body.
  */
-const statusCode = type('number.integer').narrow((status, ctx) =>
-  status === 0 || (status >= 100 && status <= 599)
-    ? true
-    : ctx.mustBe('an HTTP status from 100 to 599, or 0 for an upstream that gave no response'),
+const statusCode = type('number.integer').narrow(
+  rule((status: number) =>
+    status === 0 || (status >= 100 && status <= 599)
+      ? undefined
+      : 'an HTTP status from 100 to 599, or 0 for an upstream that gave no response',
+  ),
 )
 
 export const responsePayloadBody = type({
