@@ -300,8 +300,10 @@ export class ResponseReader {
       this.parts = []
       return
     }
-    // A copy: the socket's buffer is not ours to keep.
-    this.parts.push(new Uint8Array(data.subarray(from, to)))
+    // A copy: the socket's buffer is not ours to keep (copied straight, with no view made first).
+    const part = new Uint8Array(to - from)
+    data.copy(part, 0, from, to)
+    this.parts.push(part)
   }
 
   private finish(): Phase {

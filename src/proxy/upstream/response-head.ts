@@ -64,10 +64,19 @@ export function headEnd(data: Buffer, offset: number, from: number): [end: numbe
   return undefined
 }
 
+// Made once: a regular expression literal in a function is a new RegExp object at each call.
+const LINE_END = /\r?\n/
+const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: |$)/
+/** RFC 9110 section 5.6.2 `token`, lower case (names are lowered first). */
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/
+/** What `toLowerCase` changes in a latin1 string: A-Z and the accented capitals. */
+const UPPER_CASE = /[A-Z\xc0-\xde]/
+const DIGITS = /^\d{1,15}$/
+
 /** Status line and fields of a head (without its final empty line; lines end with CRLF or LF). */
 export function parseHead(text: string): ResponseHead {
-  const lines = text.split(/\r?\n/)
-  const match = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!)
+  const lines = text.split(LINE_END)
+  const match = STATUS_LINE.exec(lines[0]!)
   if (match === null) throw new ResponseProtocolError(`bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`)
   // No prototype: a field named `constructor` or `__proto__` is a field like any other.
   const fields: Record<string, string> = Object.create(null)
@@ -76,15 +85,20 @@ export function parseHead(text: string): ResponseHead {
     const line = lines[i]!
     const colon = line.indexOf(':')
     if (colon <= 0) throw new ResponseProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`)
-    const name = line.slice(0, colon).toLowerCase()
-    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
+    let name = line.slice(0, colon)
+    // Lowered only when it has a capital: most of the cost of a name otherwise.
+    if (UPPER_CASE.test(name)) name = name.toLowerCase()
+    if (!FIELD_NAME.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
     const value = line.slice(colon + 1).trim()
     if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
     // A list in one Content-Length field is refused, as fetch refuses it;
     // repeated fields that agree are taken (framingOf).
     if (name === 'content-length' && value.includes(',')) throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(value)}`)
     if (name === 'set-cookie') setCookies.push(value)
-    else fields[name] = fields[name] === undefined ? value : `${fields[name]}, ${value}`
+    else {
+      const prior = fields[name]
+      fields[name] = prior === undefined ? value : `${prior}, ${value}`
+    }
   }
   const status = Number(match[1])
   const problem = statusProblem(status)
@@ -119,9 +133,11 @@ export function framingOf(method: string, head: ResponseHead): Framing {
   }
   const length = fields['content-length']
   if (length !== undefined) {
+    // One field, the usual case: no list to split.
+    if (DIGITS.test(length)) return { kind: 'length', length: Number(length) }
     // Repeated fields (joined with ", ") must all agree (RFC 9110 section 8.6).
     const values = length.split(',').map((v) => v.trim())
-    if (!values.every((v) => /^\d{1,15}$/.test(v) && Number(v) === Number(values[0]))) {
+    if (!values.every((v) => DIGITS.test(v) && Number(v) === Number(values[0]))) {
       throw new ResponseProtocolError(`bad Content-Length ${JSON.stringify(length)}`)
     }
     return { kind: 'length', length: Number(values[0]) }

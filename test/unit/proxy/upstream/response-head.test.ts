@@ -17,6 +17,19 @@ describe('parseHead', () => {
     expect(parseHead('HTTP/1.1 204').status).toBe(204)
   })
 
+  test('names are taken in lower case, whatever case they came in; a name that is no token is refused by its lower-case form', () => {
+    const head = parseHead('HTTP/1.1 200 OK\r\ncontent-type: a\r\nX-MiXed: b\r\nDATE: c')
+    expect(head.fields).toEqual({ 'content-type': 'a', 'x-mixed': 'b', date: 'c' })
+    for (const [name, lowered] of [
+      ['X-\u00c0b', 'x-\u00e0b'],
+      ['x-\u00c0', 'x-\u00e0'],
+      ['x-\u00e9', 'x-\u00e9'],
+      ['X Y', 'x y'],
+    ]) {
+      expect(() => parseHead(`HTTP/1.1 200 OK\r\n${name}: v`)).toThrow(`bad header name ${JSON.stringify(lowered)}`)
+    }
+  })
+
   test('fields named like Object properties are plain fields', () => {
     const head = parseHead('HTTP/1.1 200 OK\r\nConstructor: c1\r\n__proto__: p\r\ntoString: t')
     expect(head.fields['constructor']).toBe('c1')
