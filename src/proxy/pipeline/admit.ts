@@ -19,19 +19,34 @@ export type Admission =
   /** The client went away mid-upload: nothing to forward or compare; no slot or byte is held. */
   | { readonly kind: 'unreadable'; readonly error: unknown }
 
-/** @param body the request's body stream, null for GET and HEAD */
-export async function admit(
+/**
+ * Decided at once, without a promise, when there is no body to read (every
+ * skipped request, every admitted GET): an async call and its await per
+ * request cost more than the decision.
+ * @param body the request's body stream, null for GET and HEAD
+ */
+export function admit(
   context: PipelineContext,
   request: Request,
   method: string,
   target: string,
   body: ReadableStream<Uint8Array> | null,
-): Promise<Admission> {
+): Admission | Promise<Admission> {
   const reason = decideShadow(context.admission, method, target, body === null ? undefined : contentLength(request.headers))
   if (reason !== undefined) return { kind: 'skipped', reason, body }
   // The comparison's bytes in the budget, from the request body on; given back when it ends.
   const reservation = context.budget.open()
   if (body === null) return { kind: 'admitted', body: null, reservation }
+  return readBody(context, request, body, reservation)
+}
+
+/** The body of an admitted request, read for both upstreams within the body bound and the budget. */
+async function readBody(
+  context: PipelineContext,
+  request: Request,
+  body: ReadableStream<Uint8Array>,
+  reservation: Reservation,
+): Promise<Admission> {
   try {
     const announced = contentLength(request.headers)
     if (announced !== undefined) {

@@ -187,7 +187,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       peerTrusted: trustedProxies.has(forwardContext?.clientAddress),
     })
     const body = method === 'GET' || method === 'HEAD' ? null : request.body
-    const admitted = await admit(context, request, method, target, body)
+    const admission = admit(context, request, method, target, body)
+    const admitted = admission instanceof Promise ? await admission : admission
     let response: Response
     switch (admitted.kind) {
       case 'skipped':
