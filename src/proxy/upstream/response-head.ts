@@ -147,7 +147,10 @@ export function framingOf(method: string, head: ResponseHead): Framing {
 
 /** HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 only when told `keep-alive`. */
 export function keepsAlive(head: string, fields: Record<string, string>): boolean {
-  const tokens = (fields['connection'] ?? '').toLowerCase().split(',').map((t) => t.trim())
+  const connection = fields['connection']
+  // No Connection field, the usual case: the version decides, no list to split.
+  if (connection === undefined) return head.startsWith('HTTP/1.1')
+  const tokens = connection.toLowerCase().split(',').map((t) => t.trim())
   if (tokens.includes('close')) return false
   return head.startsWith('HTTP/1.1') || tokens.includes('keep-alive')
 }
