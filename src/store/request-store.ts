@@ -3,8 +3,7 @@ import { ConflictError, InvalidBodyError, NotFoundError } from '../errors/app-er
 import { listRequests, summaryColumns, toSummary, type RequestListQuery, type SummaryRow } from './request-list.ts'
 import {
   isoString,
-  jsonb,
-  storableJson,
+  storableJsonText,
   toNumber,
   type CaptureInput,
   type HeaderMap,
@@ -230,17 +229,17 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
       return sql`(${c.id}::uuid, ${gateId}::uuid, ${c.method}::text, ${c.path}::text, ${c.raw_query}::text,
         ${timestamp(c.created_at)}::text::timestamptz, ${live.status_code}::integer, ${live.latency_ms}::bigint,
         ${shadow.status_code}::integer, ${shadow.latency_ms}::bigint, ${c.has_diff}::boolean,
-        ${jsonb(sql, storableJson(c.headers))}::jsonb, ${c.body}::bytea,
-        ${live.id}::uuid, ${jsonb(sql, storableJson(live.headers))}::jsonb, ${live.body}::bytea,
+        ${storableJsonText(c.headers)}::text::jsonb, ${c.body}::bytea,
+        ${live.id}::uuid, ${storableJsonText(live.headers)}::text::jsonb, ${live.body}::bytea,
         ${timestamp(live.created_at)}::text::timestamptz,
-        ${shadow.id}::uuid, ${jsonb(sql, storableJson(shadow.headers))}::jsonb, ${shadow.body}::bytea,
-        ${timestamp(shadow.created_at)}::text::timestamptz, ${jsonb(sql, storableJson(c.diff))}::jsonb,
+        ${shadow.id}::uuid, ${storableJsonText(shadow.headers)}::text::jsonb, ${shadow.body}::bytea,
+        ${timestamp(shadow.created_at)}::text::timestamptz, ${storableJsonText(c.diff)}::text::jsonb,
         ${digest}::bytea, ${insight.template}::text, ${signature?.id ?? null}::text,
         ${check?.result ?? null}::text, ${insight.noiseSignature?.id ?? null}::text, ${repeat?.id ?? null}::uuid,
-        ${repeat?.status_code ?? null}::integer, ${repeat ? jsonb(sql, storableJson(repeat.headers)) : null}::jsonb,
+        ${repeat?.status_code ?? null}::integer, ${repeat ? storableJsonText(repeat.headers) : null}::text::jsonb,
         ${repeat?.body ?? null}::bytea, ${repeat?.latency_ms ?? null}::bigint,
         ${repeat ? timestamp(repeat.created_at) : null}::text::timestamptz,
-        ${check !== undefined && check.result !== 'error' ? jsonb(sql, storableJson(check.ops)) : null}::jsonb)`
+        ${check !== undefined && check.result !== 'error' ? storableJsonText(check.ops) : null}::text::jsonb)`
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`

@@ -214,6 +214,22 @@ export function jsonb(sql: postgres.Sql, value: unknown): postgres.Parameter {
 export function storableJson<T>(value: T): T {
   const text = JSON.stringify(value)
   if (!MAYBE_UNSTORABLE.test(text)) return value
+  return JSON.parse(storableText(text)) as T
+}
+
+/**
+ * storableJson's value as JSON text, for a `::text::jsonb` parameter: one
+ * JSON.stringify instead of one here and another in postgres.js
+ * (sql.json), per header map and patch of every capture. The parameter
+ * must be typed text: as jsonb, postgres.js would encode the text as a
+ * JSON string.
+ */
+export function storableJsonText(value: unknown): string {
+  const text = JSON.stringify(value)
+  return MAYBE_UNSTORABLE.test(text) ? storableText(text) : text
+}
+
+function storableText(text: string): string {
   UNSTORABLE_ESCAPE.lastIndex = 0
-  return JSON.parse(text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd')) as T
+  return text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd')
 }
