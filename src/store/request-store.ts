@@ -243,7 +243,8 @@ function insertStatement(sql: postgres.Sql, items: readonly QueuedInsert[], sync
     })
     .reduce((list, row) => sql`${list}, ${row}`)
   return sql`
-    WITH cfg AS (SELECT set_config('synchronous_commit', ${synchronousCommit}, true) AS value),
+    WITH cfg AS (SELECT set_config('synchronous_commit', ${synchronousCommit}, true) AS value,
+      set_config('plan_cache_mode', 'auto', true) AS plans),
     v (id, gate_id, method, path, raw_query, created_at, live_status, live_latency_ms,
       shadow_status, shadow_latency_ms, has_diff, headers, body,
       live_response_id, live_headers, live_body, live_created_at,
