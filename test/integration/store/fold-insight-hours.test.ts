@@ -82,17 +82,26 @@ describe.each(BACKENDS)('hours of the insight rollups, built by compaction, on %
   })
 
   if (kind === 'postgres') {
-    test('the fold waits for a writer in flight that read the old mark, so its capture is in the hour rows', async () => {
-      const h = hourAgo(2)
+    /**
+     * A gate with one capture at h+10min, and a writer that has inserted
+     * another at h+20min (so it read the gate's mark) and not committed.
+     */
+    async function writerInFlight(h: Date) {
       const gateId = await newGate(gates)
       await insertAll(requests, gateId, [{ path: '/late/1', created_at: at(h, 10 * MINUTE) }])
       const conn = await t.db.sql.reserve()
+      await conn`BEGIN`
+      await conn`
+        INSERT INTO requests (id, gate_id, method, path, created_at, live_status, live_latency_ms,
+          shadow_status, shadow_latency_ms, has_diff, template)
+        VALUES (${crypto.randomUUID()}, ${gateId}, 'GET', '/late/2', ${at(h, 20 * MINUTE)}, 200, 5, 200, 6, false, '/late/{id}')`
+      return { gateId, conn }
+    }
+
+    test('the fold waits for a writer in flight that read the old mark, so its capture is in the hour rows', async () => {
+      const h = hourAgo(2)
+      const { gateId, conn } = await writerInFlight(h)
       try {
-        await conn`BEGIN`
-        await conn`
-          INSERT INTO requests (id, gate_id, method, path, created_at, live_status, live_latency_ms,
-            shadow_status, shadow_latency_ms, has_diff, template)
-          VALUES (${crypto.randomUUID()}, ${gateId}, 'GET', '/late/2', ${at(h, 20 * MINUTE)}, 200, 5, 200, 6, false, '/late/{id}')`
         let done = false
         const fold = compactRollups(t.db.sql, { now: at(h, 2 * HOUR + 10 * MINUTE) }).finally(() => (done = true))
         await Bun.sleep(FOLD_LOCK_TIMEOUT_MS / 3)
@@ -108,15 +117,8 @@ describe.each(BACKENDS)('hours of the insight rollups, built by compaction, on %
 
     test('a writer that holds on longer than the fold waits leaves the mark where it was, for the next run', async () => {
       const h = hourAgo(2)
-      const gateId = await newGate(gates)
-      await insertAll(requests, gateId, [{ path: '/slow/1', created_at: at(h, 10 * MINUTE) }])
-      const conn = await t.db.sql.reserve()
+      const { gateId, conn } = await writerInFlight(h)
       try {
-        await conn`BEGIN`
-        await conn`
-          INSERT INTO requests (id, gate_id, method, path, created_at, live_status, live_latency_ms,
-            shadow_status, shadow_latency_ms, has_diff, template)
-          VALUES (${crypto.randomUUID()}, ${gateId}, 'GET', '/slow/2', ${at(h, 20 * MINUTE)}, 200, 5, 200, 6, false, '/slow/{id}')`
         await compactRollups(t.db.sql, { now: at(h, 2 * HOUR + 10 * MINUTE) })
         expect(await markOf(t, gateId)).toBeUndefined()
         await conn`COMMIT`
