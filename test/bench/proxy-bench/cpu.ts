@@ -15,12 +15,14 @@
  *   minimal        a minimal Bun fetch pass-through proxy (the floor: Bun's own cost)
  *   ours-none      our proxy (`bun run src/main.ts proxy`), sampling 0
  *   minimal-shadow a minimal shadow-and-compare proxy (two fetches, bytes(), processCapture)
+ *   raw-shadow     the same on Bun's raw sockets, without Request/Response objects (raw-shadow.ts)
  *   ours-shadow    our proxy, shadowing and diffing every request
  *   ours-down      our proxy, shadowing every request to a shadow that refuses connections
  *
  * Child roles (started by this script, stopped by PID):
  *   cpu.ts minimal <port> <live>
  *   cpu.ts minimal-shadow <port> <live> <shadow>
+ *   cpu.ts raw-shadow <port> <live> <shadow>
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
  * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
@@ -43,6 +45,7 @@ import { createLogger } from '../../../src/log/index.ts'
 import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
+import { serveRawShadow } from './raw-shadow.ts'
 import { load } from './load.ts'
 import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
@@ -192,6 +195,7 @@ async function main(): Promise<void> {
     'ours-none',
     ...(baseline ? ['base-none'] : []),
     'minimal-shadow',
+    'raw-shadow',
     'ours-shadow',
     ...(baseline ? ['base-shadow'] : []),
     'ours-down',
@@ -262,5 +266,6 @@ async function main(): Promise<void> {
 const [role, ...args] = process.argv.slice(2)
 if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
 else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
+else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'ours') serveOurs(Number(args[0]), args[1]!, args[2]!, Number(args[3]), Number(args[4] ?? 0))
 else await main()
