@@ -36,21 +36,20 @@ export const FOLD_LOCK_TIMEOUT_MS = 500
  * (one fold at a time). Returns the number of gates whose mark moved.
  */
 export async function foldInsightHours(conn: postgres.ReservedSql, before: Date): Promise<number> {
-  const [due] = await conn<{ n: string }[]>`
-    SELECT count(*) AS n FROM gates g LEFT JOIN insight_hour_marks m ON m.gate_id = g.id
-    WHERE m.through IS NULL OR m.through < insight_bucket(${before}::timestamptz, 60::smallint)`
+  const target = conn`insight_bucket(${before}::timestamptz, 60::smallint)`
+  // The gates whose mark is behind the target, with the hours each gets now: [its mark (or the beginning), the target).
+  const behind = conn`
+    SELECT g.id AS gate_id, coalesce(m.through, '-infinity') AS lo, ${target} AS hi
+    FROM gates g LEFT JOIN insight_hour_marks m ON m.gate_id = g.id
+    WHERE m.through IS NULL OR m.through < ${target}`
+  const [due] = await conn<{ n: string }[]>`SELECT count(*) AS n FROM (${behind}) AS t`
   if (toNumber(due?.n) === 0) return 0
   try {
     return await inTransaction(conn, async () => {
       await conn.unsafe(`SET LOCAL lock_timeout = '${FOLD_LOCK_TIMEOUT_MS}ms'`)
       await conn`LOCK TABLE endpoint_rollups, noise_rollups, signature_rollups IN SHARE MODE`
-      // The hours each gate gets now: [its mark (or the beginning), the target).
-      const span = conn`
-        SELECT g.id AS gate_id, coalesce(m.through, '-infinity') AS lo, insight_bucket(${before}::timestamptz, 60::smallint) AS hi
-        FROM gates g LEFT JOIN insight_hour_marks m ON m.gate_id = g.id
-        WHERE m.through IS NULL OR m.through < insight_bucket(${before}::timestamptz, 60::smallint)`
       await conn`
-        WITH t AS (${span})
+        WITH t AS (${behind})
         INSERT INTO endpoint_rollups AS r (gate_id, grain, bucket, method, template, shard, ${conn.unsafe(COLUMNS)})
         SELECT e.gate_id, 60, insight_bucket(e.bucket, 60::smallint), e.method, e.template, 0, ${conn.unsafe(SUMS)}
         FROM endpoint_rollups e JOIN t ON e.gate_id = t.gate_id
@@ -60,7 +59,7 @@ export async function foldInsightHours(conn: postgres.ReservedSql, before: Date)
         ORDER BY e.gate_id, insight_bucket(e.bucket, 60::smallint), e.method, md5(e.template)
         ON CONFLICT (gate_id, grain, bucket, method, md5(template), shard) DO UPDATE SET ${conn.unsafe(ADD)}`
       await conn`
-        WITH t AS (${span})
+        WITH t AS (${behind})
         INSERT INTO noise_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count)
         SELECT e.gate_id, 60, insight_bucket(e.bucket, 60::smallint), e.signature_id, 0, sum(e.capture_count)
         FROM noise_rollups e JOIN t ON e.gate_id = t.gate_id
@@ -70,7 +69,7 @@ export async function foldInsightHours(conn: postgres.ReservedSql, before: Date)
         ORDER BY e.gate_id, insight_bucket(e.bucket, 60::smallint), e.signature_id
         ON CONFLICT (gate_id, grain, bucket, signature_id, shard) DO UPDATE SET capture_count = s.capture_count + excluded.capture_count`
       await conn`
-        WITH t AS (${span})
+        WITH t AS (${behind})
         INSERT INTO signature_rollups AS s (gate_id, grain, bucket, signature_id, shard, capture_count, first_seen, last_seen, example_id)
         SELECT e.gate_id, 60, insight_bucket(e.bucket, 60::smallint), e.signature_id, 0, sum(e.capture_count),
           min(e.first_seen), max(e.last_seen),
@@ -86,7 +85,7 @@ export async function foldInsightHours(conn: postgres.ReservedSql, before: Date)
           last_seen = greatest(s.last_seen, excluded.last_seen),
           example_id = ${latestExample(conn)}`
       const moved = await conn`
-        WITH t AS (${span})
+        WITH t AS (${behind})
         INSERT INTO insight_hour_marks AS m (gate_id, through)
         SELECT gate_id, hi FROM t
         ON CONFLICT (gate_id) DO UPDATE SET through = greatest(m.through, excluded.through)

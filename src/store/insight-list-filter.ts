@@ -1,4 +1,5 @@
 import type postgres from 'postgres'
+import { hourMark } from './insight-window.ts'
 import { toNumber } from './rows.ts'
 
 type Sql = postgres.Sql
@@ -94,7 +95,6 @@ export async function countByInsight(
  */
 function range(sql: Sql, gateId: string, query: CountQuery): Fragment {
   return query.from === undefined && query.to === undefined
-    ? sql`(r.grain = 60 OR (r.grain = 1 AND r.bucket >= coalesce(
-        (SELECT through FROM insight_hour_marks WHERE gate_id = ${gateId}::uuid), '-infinity')))`
+    ? sql`(r.grain = 60 OR (r.grain = 1 AND r.bucket >= ${hourMark(sql, gateId)}))`
     : sql`r.grain = 1 AND r.bucket >= b.mid_from AND r.bucket < b.mid_to`
 }

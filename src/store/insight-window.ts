@@ -24,8 +24,7 @@ export function windowBounds(sql: Sql, gateId: string, window: InsightWindow): F
       CASE WHEN hf < ht THEN ht ELSE mt END AS m2_from
     FROM (
       SELECT mf, mt, insight_bucket(mf + interval '59 minutes', 60::smallint) AS hf,
-        least(insight_bucket(mt, 60::smallint),
-          coalesce((SELECT through FROM insight_hour_marks WHERE gate_id = ${gateId}::uuid), '-infinity')) AS ht
+        least(insight_bucket(mt, 60::smallint), ${hourMark(sql, gateId)}) AS ht
       FROM (
         SELECT insight_bucket(lo, 1::smallint) AS mf,
           CASE WHEN hi = 'infinity' THEN hi ELSE insight_bucket(hi, 1::smallint) + interval '1 minute' END AS mt
@@ -35,6 +34,15 @@ export function windowBounds(sql: Sql, gateId: string, window: InsightWindow): F
         ) AS p
       ) AS q
     ) AS b`
+}
+
+/**
+ * A gate's mark (fold-insight-hours.ts) as a timestamptz expression: its
+ * hour rows cover the hours before it, minutes everything else;
+ * '-infinity' (no hour rows) when it has none yet.
+ */
+export function hourMark(sql: Sql, gateId: string): Fragment {
+  return sql`coalesce((SELECT through FROM insight_hour_marks WHERE gate_id = ${gateId}::uuid), '-infinity'::timestamptz)`
 }
 
 /**
