@@ -4,6 +4,7 @@ import { NOISE_CAPTURES, NOISE_FIELDS, NOISE_GATE, noiseCaptures } from './suppo
 import { until, unlabelledControls } from './support/page-probes.ts'
 import { useRealApiSession } from './support/real-session.ts'
 import { createGate, postCaptures, seedBulkCaptures } from './support/seed.ts'
+import type { DiffConfigPreview as Preview } from '../../src/rediff/preview-tally.ts'
 
 /**
  * The hub's noise work in Chromium against the real API on a fresh
@@ -29,14 +30,6 @@ interface FieldRow {
   path: string
   classification: string
   noise_checks: number
-}
-interface Preview {
-  examined: number
-  diffs_before: number
-  diffs_after: number
-  silenced: number
-  surfaced: number
-  examples: { silenced: string[]; surfaced: string[] }
 }
 interface Gate {
   diff_config: { ignored_fields: string[]; included_fields: string[]; float_tolerance: number; sort_arrays: boolean }

@@ -13,16 +13,8 @@ import { startTestApi, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
 import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 import { capturedResponse, exportedCaptures, type StoredDetail } from '../../support/stored-captures.ts'
+import type { DiffConfigPreview as Preview } from '../../../src/rediff/preview-tally.ts'
 
-interface Preview {
-  examined: number
-  diffs_before: number
-  diffs_after: number
-  silenced: number
-  surfaced: number
-  signatures: Array<{ id: string; count_before: number; count_after: number }>
-  examples: { silenced: string[]; surfaced: string[] }
-}
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
