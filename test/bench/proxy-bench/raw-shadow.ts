@@ -51,92 +51,94 @@ class ResponseReader {
   }
 }
 
+/** One side's connection for one client: its bytes before it is open, the last body it completed. */
+class Upstream {
+  private socket: Bun.Socket<undefined> | undefined
+  private waiting: Buffer[] = []
+  private readonly reader = new ResponseReader()
+  body: Buffer | undefined
+
+  /**
+   * Connects to `url`; `onChunk` sees each chunk of its responses, `onBody`
+   * each completed body, `onClose` the connection's end.
+   */
+  constructor(url: URL, handlers: { onChunk?(chunk: Buffer): void; onBody(): void; onClose?(): void }) {
+    void Bun.connect({
+      hostname: url.hostname,
+      port: Number(url.port),
+      socket: {
+        open: (socket) => {
+          this.socket = socket
+          for (const chunk of this.waiting.splice(0)) socket.write(chunk)
+        },
+        data: (_socket, chunk) => {
+          handlers.onChunk?.(chunk)
+          const body = this.reader.feed(chunk)
+          if (body === undefined) return
+          this.body = body
+          handlers.onBody()
+        },
+        close: () => handlers.onClose?.(),
+      },
+    })
+  }
+
+  send(chunk: Buffer): void {
+    if (this.socket) this.socket.write(chunk)
+    else this.waiting.push(Buffer.from(chunk))
+  }
+
+  end(): void {
+    this.socket?.end()
+  }
+}
+
 interface Pair {
-  live?: Bun.Socket<undefined>
-  shadow?: Bun.Socket<undefined>
-  waitingLive: Buffer[]
-  waitingShadow: Buffer[]
-  liveBody?: Buffer
-  shadowBody?: Buffer
+  live: Upstream
+  shadow: Upstream
 }
 
 export function serveRawShadow(port: number, liveUrl: string, shadowUrl: string): void {
   const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
   const live = new URL(liveUrl)
   const shadow = new URL(shadowUrl)
-  const compare = (pair: Pair) => {
-    if (pair.liveBody === undefined || pair.shadowBody === undefined) return
-    if (!pair.liveBody.equals(pair.shadowBody)) {
+  const compare = ({ live, shadow }: Pair) => {
+    if (live.body === undefined || shadow.body === undefined) return
+    if (!live.body.equals(shadow.body)) {
       processCapture(
         {
           request: { headers: {}, body: new Uint8Array(0) },
-          live: { status: 200, headers: JSON_HEADERS, body: pair.liveBody },
-          shadow: { status: 200, headers: JSON_HEADERS, body: pair.shadowBody },
+          live: { status: 200, headers: JSON_HEADERS, body: live.body },
+          shadow: { status: 200, headers: JSON_HEADERS, body: shadow.body },
         },
         compiled,
       )
     }
-    pair.liveBody = undefined
-    pair.shadowBody = undefined
+    live.body = undefined
+    shadow.body = undefined
   }
   Bun.listen<Pair>({
     hostname: '127.0.0.1',
     port,
     socket: {
       open(client) {
-        const pair: Pair = { waitingLive: [], waitingShadow: [] }
+        const pair: Pair = {
+          live: new Upstream(live, {
+            onChunk: (chunk) => client.write(chunk),
+            onBody: () => compare(pair),
+            onClose: () => client.end(),
+          }),
+          shadow: new Upstream(shadow, { onBody: () => compare(pair) }),
+        }
         client.data = pair
-        const liveReader = new ResponseReader()
-        const shadowReader = new ResponseReader()
-        void Bun.connect({
-          hostname: live.hostname,
-          port: Number(live.port),
-          socket: {
-            open(socket) {
-              pair.live = socket
-              for (const chunk of pair.waitingLive.splice(0)) socket.write(chunk)
-            },
-            data(_socket, chunk) {
-              client.write(chunk)
-              const body = liveReader.feed(chunk)
-              if (body !== undefined) {
-                pair.liveBody = body
-                compare(pair)
-              }
-            },
-            close() {
-              client.end()
-            },
-          },
-        })
-        void Bun.connect({
-          hostname: shadow.hostname,
-          port: Number(shadow.port),
-          socket: {
-            open(socket) {
-              pair.shadow = socket
-              for (const chunk of pair.waitingShadow.splice(0)) socket.write(chunk)
-            },
-            data(_socket, chunk) {
-              const body = shadowReader.feed(chunk)
-              if (body !== undefined) {
-                pair.shadowBody = body
-                compare(pair)
-              }
-            },
-          },
-        })
       },
       data(client, chunk) {
-        const pair = client.data
-        if (pair.live) pair.live.write(chunk)
-        else pair.waitingLive.push(Buffer.from(chunk))
-        if (pair.shadow) pair.shadow.write(chunk)
-        else pair.waitingShadow.push(Buffer.from(chunk))
+        client.data.live.send(chunk)
+        client.data.shadow.send(chunk)
       },
       close(client) {
-        client.data.live?.end()
-        client.data.shadow?.end()
+        client.data.live.end()
+        client.data.shadow.end()
       },
     },
   })
