@@ -6,7 +6,7 @@ import { prefetched, scanCaptures } from '../store/capture-scan.ts'
 import { createInsightCatalog, type InsightCatalog } from '../store/insight-catalog.ts'
 import { createJobStore, type Job, type JobStore } from '../store/job-store.ts'
 import { applyRediffChunk, type RediffItem } from '../store/rediff-chunk.ts'
-import { sqlState } from '../store/sql-errors.ts'
+import { withDeadlockRetry } from '../store/sql-errors.ts'
 import { rediffItemOf } from './rediff-item.ts'
 import { TimeSlicer } from './time-slicer.ts'
 
@@ -31,9 +31,6 @@ export interface RediffJobsOptions {
   /** Finished jobs are deleted after this long. @default 7 days */
   readonly keepFinishedMs?: number
 }
-
-/** SQLSTATE deadlock_detected (PostgreSQL appendix A): a chunk that lost one is run again. */
-const DEADLOCK_DETECTED = '40P01'
 
 /**
  * Re-diff jobs (docs/insights.md "Re-diff"): made by any replica, run in
@@ -197,14 +194,4 @@ export class RediffJobs {
 
 function seconds(since: number): number {
   return Math.round((performance.now() - since) / 100) / 10
-}
-
-async function withDeadlockRetry<T>(run: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run()
-    } catch (error) {
-      if (attempt >= attempts || sqlState(error) !== DEADLOCK_DETECTED) throw error
-    }
-  }
 }

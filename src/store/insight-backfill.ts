@@ -5,7 +5,7 @@ import { compactRollups } from './cleanup.ts'
 import { createInsightCatalog, type InsightCatalog } from './insight-catalog.ts'
 import { insightRollupSteps } from './insight-rollups.ts'
 import type { CaptureInput, PatchOp } from './rows.ts'
-import { sqlState } from './sql-errors.ts'
+import { withDeadlockRetry } from './sql-errors.ts'
 
 export interface BackfillOptions {
   /** Captures per statement (one transaction each). @default 1000 */
@@ -151,18 +151,4 @@ async function update(sql: postgres.Sql, items: readonly BackfillItem[]): Promis
     ${insightRollupSteps(sql, 'upd', { sign: 1, shard: 'ingest' })}
     SELECT count(*) AS n FROM upd`
   return Number(row?.n ?? 0)
-}
-
-/** SQLSTATE deadlock_detected (PostgreSQL appendix A). */
-const DEADLOCK_DETECTED = '40P01'
-
-/** A batch that deadlocks with the cleanup (both lock old rows) is run again. */
-async function withDeadlockRetry<T>(run: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run()
-    } catch (error) {
-      if (attempt >= attempts || sqlState(error) !== DEADLOCK_DETECTED) throw error
-    }
-  }
 }

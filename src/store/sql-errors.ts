@@ -7,6 +7,7 @@ export const SQLSTATE = {
   invalidDatetimeFormat: '22007',
   datetimeFieldOverflow: '22008',
   lockNotAvailable: '55P03',
+  deadlockDetected: '40P01',
 } as const
 
 
@@ -60,4 +61,20 @@ export function dataException(error: unknown): string | undefined {
 export function isRowRefusal(error: unknown): boolean {
   const code = sqlState(error)
   return code !== undefined && (code.startsWith('22') || code.startsWith('23') || code.startsWith('54'))
+}
+
+/**
+ * Runs `run` again when PostgreSQL chose it as a deadlock's victim (its
+ * transaction rolled back whole), at most `attempts` times in all: for
+ * the backfill's batches and a re-diff's chunks, which lock old rows that
+ * the cleanup may be locking too.
+ */
+export async function withDeadlockRetry<T>(run: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run()
+    } catch (error) {
+      if (attempt >= attempts || sqlState(error) !== SQLSTATE.deadlockDetected) throw error
+    }
+  }
 }
