@@ -3,6 +3,7 @@ import { compareResponses, compileCaptureOptions } from '../../../src/diff/index
 import type { DiffConfig } from '../../../src/diff/index.ts'
 import { signatureOf, endpointOf } from '../../../src/insights/index.ts'
 import type { FakeData, FakeGate, FakeRequest } from './fake-data.ts'
+import type { Job } from '../../../src/store/job-store.ts'
 
 /**
  * The fake API's noise reads and diff-settings work, for the hub's smoke
@@ -37,16 +38,8 @@ export interface FakeControls {
   jobStep: number
 }
 
-export interface FakeJob {
-  id: string
-  kind: 'rediff'
-  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled'
-  done: number
-  total: number
-  started_at: string | null
-  finished_at: string | null
-  error: string | null
-}
+/** A job as the API shows it (the fake API's jobs). */
+export type FakeJob = Job
 
 export function fakeControls(): FakeControls {
   return { previewConflicts: 0, previewFails: false, previewDelayMs: 0, jobStep: 40 }

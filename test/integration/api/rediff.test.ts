@@ -14,17 +14,8 @@ import { BACKENDS, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 import { noiseDrift } from '../../support/noise-drift.ts'
 import { capturedResponse, exportedCaptures } from '../../support/stored-captures.ts'
 import { rollupDrift } from '../store/fixtures.ts'
+import type { Job } from '../../../src/store/job-store.ts'
 
-interface Job {
-  id: string
-  kind: 'rediff'
-  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled'
-  done: number
-  total: number
-  started_at: string | null
-  finished_at: string | null
-  error: string | null
-}
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
