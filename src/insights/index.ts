@@ -43,6 +43,7 @@ export { canonicalSignature, SIGNATURE_ID_LENGTH, signatureId } from './signatur
 export {
   diffSignature,
   errorSignature,
+  failureClassOf,
   signatureOf,
   type ResponseOutcome,
   type SignatureSubject,

@@ -34,7 +34,7 @@ export interface ResponseOutcome {
 export function signatureOf(endpoint: Endpoint, subject: SignatureSubject): Signature | undefined {
   const { live, shadow } = subject
   if (live.status === 0 || shadow.status === 0) {
-    return errorSignature(endpoint, failureClass(live), failureClass(shadow))
+    return errorSignature(endpoint, failureClassOf(live), failureClassOf(shadow))
   }
   return diffSignature(endpoint, subject.ops)
 }
@@ -96,7 +96,8 @@ function byPathThenOp(a: SignatureOp, b: SignatureOp): number {
 const ERROR_TEXT_BYTES = 256
 const decoder = new TextDecoder()
 
-function failureClass(response: ResponseOutcome): ErrorClass | null {
+/** The class of a failed side's error (`signature.liveError`, `shadowError`); null for a side that answered. */
+export function failureClassOf(response: ResponseOutcome): ErrorClass | null {
   if (response.status !== 0) return null
   const { body } = response
   const text =

@@ -3,6 +3,13 @@ import type { LogLevel } from './log-levels.ts'
 import type { LogAttrs } from './record-format.ts'
 import { Throttle } from './throttle.ts'
 
+/**
+ * A record's attributes, or what makes them: a function is called only for
+ * a record that is written, so that a flood of suppressed ones costs no
+ * attributes each (a shadow that is down fails every request).
+ */
+export type LazyLogAttrs = LogAttrs | (() => LogAttrs)
+
 /** A logger that writes at most one record per key per interval. */
 export interface RateLimitedLogger {
   /**
@@ -10,11 +17,11 @@ export interface RateLimitedLogger {
    * logged less than an interval ago. A record that follows suppressed ones
    * carries `suppressed=<count>`.
    */
-  log(level: LogLevel, msg: string, attrs?: LogAttrs, key?: string): void
-  debug(msg: string, attrs?: LogAttrs, key?: string): void
-  info(msg: string, attrs?: LogAttrs, key?: string): void
-  warn(msg: string, attrs?: LogAttrs, key?: string): void
-  error(msg: string, attrs?: LogAttrs, key?: string): void
+  log(level: LogLevel, msg: string, attrs?: LazyLogAttrs, key?: string): void
+  debug(msg: string, attrs?: LazyLogAttrs, key?: string): void
+  info(msg: string, attrs?: LazyLogAttrs, key?: string): void
+  warn(msg: string, attrs?: LazyLogAttrs, key?: string): void
+  error(msg: string, attrs?: LazyLogAttrs, key?: string): void
   /**
    * Writes, for each key with suppressed records, its last record with the
    * count. Call it at shutdown so the tail of a flood is not lost.
@@ -38,7 +45,7 @@ export interface RateLimitedOptions {
 interface Suppressed {
   level: LogLevel
   msg: string
-  attrs: LogAttrs | undefined
+  attrs: LazyLogAttrs | undefined
 }
 
 /**
@@ -57,7 +64,8 @@ export function rateLimited(
   /** The last suppressed record per key, for `flush`; bounded like the throttle's keys. */
   const last = new Map<string, Suppressed>()
 
-  function write(level: LogLevel, msg: string, attrs: LogAttrs | undefined, suppressed: number) {
+  function write(level: LogLevel, msg: string, lazy: LazyLogAttrs | undefined, suppressed: number) {
+    const attrs = typeof lazy === 'function' ? lazy() : lazy
     logger.log(level, msg, suppressed > 0 ? { ...attrs, suppressed } : attrs)
   }
 

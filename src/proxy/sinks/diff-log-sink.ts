@@ -18,7 +18,7 @@
  * A match with the shadow logs nothing, noisy or not: the counter says it.
  */
 import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions, type PatchOp } from '../../diff/index.ts'
-import { EndpointTemplates, endpointOf, signatureOf, type ResponseOutcome, type Signature } from '../../insights/index.ts'
+import { EndpointTemplates, endpointOf, failureClassOf, signatureOf, type ResponseOutcome, type Signature } from '../../insights/index.ts'
 import type { Logger, RateLimitedLogger } from '../../log/index.ts'
 import type { GateComparisons, GateNoiseChecks } from '../../metrics/index.ts'
 import type { Capture, CaptureSink, CapturedExchange, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
@@ -73,20 +73,24 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   ) {
     comparisons.record('error')
     if (!logger.enabled('warn')) return
-    const { endpoint, signature } = signed(method, path, live, shadow, NO_OPS)
-    const classes = signature.kind === 'error' ? `${signature.liveError}/${signature.shadowError}` : ''
+    // The key from the error classes alone; the endpoint, the signature and
+    // the record only for a line that is written (one per interval and key).
+    const classes = `${failureClassOf(live)}/${failureClassOf(shadow)}`
     warnings.warn(
       'comparison failed',
-      {
-        'request.id': id,
-        ...clientIdAttr(clientRequestId),
-        'request.method': method,
-        'request.path': path,
-        endpoint,
-        signature: signature.id,
-        live_status: live.status,
-        shadow_status: shadow.status,
-        cause,
+      () => {
+        const { endpoint, signature } = signed(method, path, live, shadow, NO_OPS)
+        return {
+          'request.id': id,
+          ...clientIdAttr(clientRequestId),
+          'request.method': method,
+          'request.path': path,
+          endpoint,
+          signature: signature.id,
+          live_status: live.status,
+          shadow_status: shadow.status,
+          cause,
+        }
       },
       `comparison failed ${classes}`,
     )

@@ -33,6 +33,30 @@ describe('rateLimited', () => {
     ])
   })
 
+  test('makes the attributes of written records only: a flood of suppressed ones makes none', () => {
+    const { limited, records, advance } = setup()
+    let made = 0
+    const attrs = (n: number) => () => {
+      made++
+      return { n }
+    }
+    for (let i = 0; i < 1000; i++) limited.warn('comparison failed', attrs(i))
+    expect(made).toBe(1)
+    advance(1000)
+    limited.warn('comparison failed', attrs(1000))
+    // Suppressed in the next interval: made at the flush, the last one's.
+    limited.warn('comparison failed', attrs(1001))
+    limited.warn('comparison failed', attrs(1002))
+    expect(made).toBe(2)
+    limited.flush()
+    expect(made).toBe(3)
+    expect(records.map(({ n, suppressed }) => [n, suppressed])).toEqual([
+      [0, undefined],
+      [1000, 999],
+      [1002, 2],
+    ])
+  })
+
   test('throttles per key, the message by default', () => {
     const { limited, records } = setup()
     limited.warn('breaker open')
