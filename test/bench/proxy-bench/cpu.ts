@@ -16,6 +16,8 @@
  *   ours-none      our proxy (`bun run src/main.ts proxy`), sampling 0
  *   minimal-shadow a minimal shadow-and-compare proxy (two fetches, bytes(), processCapture)
  *   raw-shadow     the same on Bun's raw sockets, without Request/Response objects (raw-shadow.ts)
+ *   raw-http1      raw sockets in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
+ *   serve-http1    Bun.serve in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
  *   ours-shadow    our proxy, shadowing and diffing every request
  *   ours-down      our proxy, shadowing every request to a shadow that refuses connections
  *
@@ -23,6 +25,8 @@
  *   cpu.ts minimal <port> <live>
  *   cpu.ts minimal-shadow <port> <live> <shadow>
  *   cpu.ts raw-shadow <port> <live> <shadow>
+ *   cpu.ts raw-http1 <port> <live> <shadow>
+ *   cpu.ts serve-http1 <port> <live> <shadow>
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
  * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
@@ -46,6 +50,7 @@ import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '..
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
+import { serveHttp1, serveRawHttp1 } from './http1-floors.ts'
 import { load } from './load.ts'
 import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
@@ -196,6 +201,8 @@ async function main(): Promise<void> {
     ...(baseline ? ['base-none'] : []),
     'minimal-shadow',
     'raw-shadow',
+    'raw-http1',
+    'serve-http1',
     'ours-shadow',
     ...(baseline ? ['base-shadow'] : []),
     'ours-down',
@@ -267,5 +274,7 @@ const [role, ...args] = process.argv.slice(2)
 if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
 else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)
+else if (role === 'raw-http1') serveRawHttp1(Number(args[0]), args[1]!, args[2]!)
+else if (role === 'serve-http1') serveHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'ours') serveOurs(Number(args[0]), args[1]!, args[2]!, Number(args[3]), Number(args[4] ?? 0))
 else await main()

@@ -1,0 +1,124 @@
+/**
+ * Two more references for `cpu.ts`, not proxies to run: where the CPU of a
+ * shadowed request goes between `raw-shadow.ts` (Bun's raw sockets, one
+ * pinned connection per client connection, nothing else) and our proxy.
+ * Both shadow every GET to live and the shadow through our HTTP/1.1
+ * client (`http1-client.ts`, pooled keep-alive connections, the response
+ * read whole) and compare the bodies (equal bytes a match, otherwise
+ * processCapture); they differ only in the server in front:
+ *
+ *   serve-http1  Bun.serve, live's answer sent as a new Response
+ *   raw-http1    Bun.listen, a request head read by hand (GETs without a
+ *                body, no pipelining), live's answer written as bytes
+ *
+ * The gap between the two is what Bun's HTTP server costs over raw
+ * sockets; the gap between raw-http1 and raw-shadow is what a pooled,
+ * general HTTP/1.1 client costs over pinned sockets; the gap between
+ * serve-http1 and our proxy is the pipeline's own work
+ * (docs/benchmarks/proxy.md "A raw-socket server, built and measured").
+ */
+import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
+import { pathAndQueryOf } from '../../../src/net/request-target.ts'
+import { DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
+import type { ShadowClient, UpstreamRequest } from '../../../src/proxy/upstream/upstream-client.ts'
+
+type Http1Request = UpstreamRequest & { readonly body: null }
+import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
+
+const HEAD_END = Buffer.from('\r\n\r\n')
+const EMPTY = new Uint8Array(0)
+
+/** Both clients, and a comparison of two whole answers once both are in. */
+function shadowing(liveUrl: string, shadowUrl: string) {
+  // One connection per client connection on each side, as our proxy is run in the benchmark.
+  const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 256, maxIdleConnsPerHost: 256, maxIdleConns: 0 } })
+  const live = pool.shadowClient(liveUrl)
+  const shadow = pool.shadowClient(shadowUrl)
+  const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
+  const signal = new AbortController().signal
+  const compare = (l: Whole, s: Whole) => {
+    if (Buffer.from(s.body.buffer, s.body.byteOffset, s.body.byteLength).equals(l.body)) return
+    processCapture({ request: { headers: {}, body: EMPTY }, live: l, shadow: s }, compiled)
+  }
+  return {
+    /** Sends the request to both; resolves with live's answer, compares in the background. */
+    async send(method: string, pathAndQuery: string, headers: Headers): Promise<Whole | undefined> {
+      const request: Http1Request = { method, pathAndQuery, headers, body: null, signal }
+      const shadowSide = whole(shadow, request)
+      const liveSide = await whole(live, request)
+      if (liveSide !== undefined) void shadowSide.then((s) => s !== undefined && compare(liveSide, s))
+      return liveSide
+    },
+  }
+}
+
+interface Whole {
+  readonly status: number
+  readonly headers: HeaderMap
+  readonly body: Uint8Array
+}
+
+async function whole(client: ShadowClient, request: Http1Request): Promise<Whole | undefined> {
+  try {
+    const r = await client.send(request, 0)
+    return r.kind === 'complete' ? r : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function serveHttp1(port: number, liveUrl: string, shadowUrl: string): void {
+  const both = shadowing(liveUrl, shadowUrl)
+  Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    async fetch(request) {
+      const l = await both.send(request.method, pathAndQueryOf(request.url), request.headers)
+      if (l === undefined) return new Response(null, { status: 502 })
+      const headers = new Headers()
+      for (const name in l.headers) if (name !== 'Content-Length') for (const value of l.headers[name]!) headers.append(name, value)
+      return new Response(l.body as BodyInit, { status: l.status, headers })
+    },
+  })
+}
+
+export function serveRawHttp1(port: number, liveUrl: string, shadowUrl: string): void {
+  const both = shadowing(liveUrl, shadowUrl)
+  Bun.listen<{ held: Buffer | undefined }>({
+    hostname: '127.0.0.1',
+    port,
+    socket: {
+      open(socket) {
+        socket.data = { held: undefined }
+      },
+      async data(socket, chunk) {
+        const all = socket.data.held === undefined ? chunk : Buffer.concat([socket.data.held, chunk])
+        const end = all.indexOf(HEAD_END)
+        if (end < 0) {
+          socket.data.held = Buffer.from(all)
+          return
+        }
+        socket.data.held = undefined
+        const text = all.toString('latin1', 0, end)
+        const lines = text.split('\r\n')
+        const [method, target] = lines[0]!.split(' ')
+        const headers = new Headers()
+        for (const line of lines.slice(1)) {
+          const colon = line.indexOf(':')
+          if (line.slice(0, colon).toLowerCase() !== 'host') headers.append(line.slice(0, colon), line.slice(colon + 1).trim())
+        }
+        const l = await both.send(method!, target!, headers)
+        if (l === undefined) {
+          socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n')
+          return
+        }
+        let head = `HTTP/1.1 ${l.status} OK\r\n`
+        for (const name in l.headers) {
+          if (name === 'Content-Length' || name === 'Connection' || name === 'Keep-Alive') continue
+          for (const value of l.headers[name]!) head += `${name}: ${value}\r\n`
+        }
+        socket.write(Buffer.concat([Buffer.from(`${head}content-length: ${l.body.byteLength}\r\n\r\n`, 'latin1'), l.body]))
+      },
+    },
+  })
+}
