@@ -1,0 +1,79 @@
+/**
+ * The pipeline's own CPU per request, without sockets: our handler
+ * (`createShadowHandler`, standalone comparison) driven in process with
+ * upstreams that answer at once from memory, so that a profile
+ * (`bun --cpu-prof`) shows the pipeline's JavaScript and nothing of the
+ * network or of Bun's server. Not a proxy figure: `cpu.ts` measures the
+ * proxy; this says where, inside the pipeline, its share goes.
+ *
+ *   bun run test/bench/proxy-bench/pipeline-cpu.ts [requests=200000] [same|every] [in flight=64]
+ */
+import { DEFAULT_DIFF_CONFIG } from '../../../src/diff/index.ts'
+import { createLogger } from '../../../src/log/index.ts'
+import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
+import type { ShadowClient, UpstreamClient, UpstreamPool } from '../../../src/proxy/upstream/upstream-client.ts'
+import { BENCH_BODY, DIFFERENT_BODY } from './fleet.ts'
+
+const requests = Number(process.argv[2] ?? 200_000)
+const variant = process.argv[3] === 'every' ? 'every' : 'same'
+const inFlight = Number(process.argv[4] ?? 64)
+
+const liveBody = new TextEncoder().encode(BENCH_BODY)
+const shadowBody = new TextEncoder().encode(variant === 'every' ? DIFFERENT_BODY : BENCH_BODY)
+const JSON_TYPE = 'application/json'
+
+const live: UpstreamClient = {
+  target: 'live',
+  baseUrl: 'http://live.invalid',
+  async send() {
+    const response = new Response(liveBody, { headers: { 'content-type': JSON_TYPE, 'content-length': String(liveBody.byteLength) } })
+    return { response, latencyMs: 0.1, done() {} }
+  },
+}
+const shadow: ShadowClient = {
+  async send() {
+    return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE], 'Content-Length': [String(shadowBody.byteLength)] }, body: shadowBody, latencyMs: 0.1 }
+  },
+}
+const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, close() {} }
+
+const handler = createShadowHandler(
+  {
+    liveUrl: 'http://live.invalid',
+    shadowUrl: 'http://shadow.invalid',
+    gate: '',
+    liveTimeoutMs: 5000,
+    shadowTimeoutMs: 10_000,
+    maxBodyBytes: 10 * 1024 * 1024,
+    samplingRate: 1,
+    shadowRules: compileShadowRules(''),
+    maxConcurrentCallbacks: 0,
+    httpClient: DEFAULT_HTTP_CLIENT,
+    redactedFields: [],
+    diff: DEFAULT_DIFF_CONFIG,
+  },
+  { logger: createLogger({ level: 'warn', format: 'json', write: () => {} }), pool },
+)
+
+async function one(): Promise<void> {
+  const request = new Request('http://127.0.0.1:8080/api/products?page=1', { headers: { host: '127.0.0.1:8080', 'user-agent': 'wrk' } })
+  const response = await handler.fetch(request, { clientAddress: '127.0.0.1' })
+  await response.bytes()
+}
+
+async function run(count: number): Promise<void> {
+  let next = 0
+  const lane = async () => {
+    while (next++ < count) await one()
+  }
+  await Promise.all(Array.from({ length: inFlight }, lane))
+  await handler.drain()
+}
+
+await run(20_000) // warm-up: the JIT's tiers
+const cpuBefore = process.cpuUsage()
+const started = performance.now()
+await run(requests)
+const cpu = process.cpuUsage(cpuBefore)
+const elapsed = performance.now() - started
+console.log(`${requests} requests, ${variant}: ${((cpu.user + cpu.system) / requests).toFixed(1)} µs CPU per request (${((elapsed * 1000) / requests).toFixed(1)} µs wall)`)
