@@ -58,6 +58,8 @@ export interface CreateProxyOptions {
   readonly admin?: boolean
   /** Share SVC_APP_PORT with the other workers (SO_REUSEPORT). @default false */
   readonly reusePort?: boolean
+  /** Warn of the variables this mode ignores; a worker leaves it to its primary, which says it once. @default true */
+  readonly warnIgnored?: boolean
 }
 
 /** Bun's `idleTimeout` is in whole seconds, at most 255. */
@@ -67,9 +69,7 @@ const BUN_MAX_SERVER_IDLE_SECONDS = 255
 export async function createProxy(config: ProxyConfig, options: CreateProxyOptions = {}): Promise<RunningProxy> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat })
   const hostname = options.hostname ?? '0.0.0.0'
-  for (const variable of config.ignoredVariables) {
-    logger.warn('variable ignored in this proxy mode', { variable, mode: config.mode.kind })
-  }
+  if (options.warnIgnored !== false) warnIgnoredVariables(config, logger)
   const registry = new Registry({
     onCollectError: (error, metric) => logger.warn('metric collection failed', { metric: metric ?? '', error }),
   })
@@ -270,6 +270,13 @@ async function apiModeWiring(config: ProxyConfig, mode: ApiModeConfig, deps: Api
   return { settings, sink, breaker, flushWarnings: () => warnings.flush() }
 }
 
+/** Variables set for the other mode, which have no effect here: said once at startup. */
+function warnIgnoredVariables(config: ProxyConfig, logger: Logger): void {
+  for (const variable of config.ignoredVariables) {
+    logger.warn('variable ignored in this proxy mode', { variable, mode: config.mode.kind })
+  }
+}
+
 function clientAddressOf(address: string | undefined): string | undefined {
   return address === undefined ? undefined : plainAddress(address)
 }
@@ -286,13 +293,16 @@ export async function startProxy(env: Environment, argv: string[]): Promise<void
   if (worker !== undefined) {
     const workerLogger = logger.child({ worker })
     return runWorker(worker, workerLogger, async (link) => {
-      const proxy = await createProxy(config, { logger: workerLogger, admin: false, reusePort: true })
+      const proxy = await createProxy(config, { logger: workerLogger, admin: false, reusePort: true, warnIgnored: false })
       link.provideSnapshot(() => proxy.registry.snapshot())
       return proxy
     })
   }
   warnUnknownVariables(env, logger)
-  if (config.workers > 1) return startProxyPrimary(config, logger)
+  if (config.workers > 1) {
+    warnIgnoredVariables(config, logger)
+    return startProxyPrimary(config, logger)
+  }
   let proxy: RunningProxy | undefined
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {

@@ -82,6 +82,16 @@ async function quiescentScrape(adminUrl: string): Promise<string> {
 }
 
 describe('the proxy with two workers', () => {
+  test('a variable of the other mode is warned of once, by the primary, not by each worker', async () => {
+    const running = await startWorkers({ SVC_APP_API_KEY: 'not-used-standalone' })
+    try {
+      const warned = running.spawned.records.filter((r) => r.msg === 'variable ignored in this proxy mode')
+      expect(warned.map((r) => [r.variable, r.mode, r.worker])).toEqual([['SVC_APP_API_KEY', 'standalone', undefined]])
+    } finally {
+      await running.spawned.stop()
+    }
+  }, TEST_TIMEOUT_MS)
+
   test('both workers accept connections on the one port', async () => {
     const running = await startWorkers()
     try {
