@@ -257,12 +257,26 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await form.locator('#float_tolerance').fill('0.01')
     await form.locator('#sort_arrays').check()
     await form.locator('#redacted_fields').fill('body.stock.warehouse')
+    // Endpoint templates: one the hub refuses itself, then one the API refuses, named by its field.
+    await form.locator('#endpoints').fill('/products/{id}\nproducts/{id}')
+    await form.locator('button[type=submit]').click()
+    expect(await form.locator('#endpoints-error').textContent()).toBe('"products/{id}" must start with /.')
+    await form.locator('#endpoints').fill('/products/{id')
+    await form.locator('button[type=submit]').click()
+    await form.locator('#endpoints-error', { hasText: /\S/ }).waitFor()
+    expect(await form.locator('#endpoints-error').textContent()).toContain('endpoints')
+    await form.locator('#endpoints').fill('/products/{id}\n/static/*')
     await form.locator('button[type=submit]').click()
     await form.locator('.saved', { hasText: 'Settings saved.' }).waitFor()
 
     const expected = { ignored_fields: ['body.name', 'body.title'], included_fields: [], float_tolerance: 0.01, sort_arrays: true }
-    const stored = await api<{ data: { diff_config: unknown; redacted_fields: string[]; retention: string } }>('GET', `/gates/${gateId}`)
-    expect(stored.body.data).toMatchObject({ diff_config: expected, redacted_fields: ['body.stock.warehouse'], retention: '1440h' })
+    const stored = await api<{ data: { diff_config: unknown; redacted_fields: string[]; retention: string; endpoints: string[] } }>('GET', `/gates/${gateId}`)
+    expect(stored.body.data).toMatchObject({
+      diff_config: expected,
+      redacted_fields: ['body.stock.warehouse'],
+      retention: '1440h',
+      endpoints: ['/products/{id}', '/static/*'],
+    })
 
     await page.reload()
     await form.locator('#retention').waitFor()
@@ -271,6 +285,7 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     expect(await form.locator('#sort_arrays').isChecked()).toBe(true)
     expect(await form.locator('#redacted_fields').inputValue()).toBe('body.stock.warehouse')
     expect(await form.locator('#retention').inputValue()).toBe('1440h')
+    expect(await form.locator('#endpoints').inputValue()).toBe('/products/{id}\n/static/*')
 
     // The API compares the next captures with these settings: the same three differences are gone.
     const s = scenarios()

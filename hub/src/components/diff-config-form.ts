@@ -7,7 +7,7 @@ import { GateSavedEvent } from '../lib/events.ts'
 import { windowStart } from '../lib/insights-query.ts'
 import { PreviewController, sameConfig } from '../lib/preview-controller.ts'
 import type { DiffConfig, Gate, GateUpdate } from '../lib/types.ts'
-import { fieldOfDetail, fieldPathError, parseList } from '../lib/validation.ts'
+import { endpointTemplatesError, fieldOfDetail, fieldPathError, MAX_ENDPOINTS, parseLines, parseList } from '../lib/validation.ts'
 import { sharedStyles } from '../styles/shared.ts'
 import './diff-preview.ts'
 import type { PreviewStage } from './diff-preview.ts'
@@ -19,6 +19,7 @@ const FIELDS = [
   'sort_arrays',
   'redacted_fields',
   'retention',
+  'endpoints',
 ] as const
 type Field = (typeof FIELDS)[number]
 type Errors = Partial<Record<Field, string>>
@@ -26,9 +27,9 @@ type Errors = Partial<Record<Field, string>>
 /**
  * A gate's comparison settings (docs/reference/api.md "updateGate"):
  * diff_config (all four fields are sent together, as the API requires),
- * redacted_fields and retention. An empty retention is sent as null: "reset to
- * the global floor". Errors from the API land next to the field their detail
- * names.
+ * redacted_fields, retention and the explicit endpoint templates. An empty
+ * retention is sent as null: "reset to the global floor". Errors from the
+ * API land next to the field their detail names.
  *
  * While the diff_config is edited, its preview (what it would silence and
  * surface among the stored captures of the last 24 hours) is shown above
@@ -187,6 +188,23 @@ export class DiffConfigForm extends LitElement {
         <span id="retention-hint" class="hint">Empty uses the global floor, ${floorText}. A custom value such as <code>1440h</code> must not be below it.</span>
         <span id="retention-error" class="field-error">${this._errors.retention ?? nothing}</span>
       </div>
+      <div class="field wide">
+        <label for="endpoints">Endpoint templates</label>
+        <textarea
+          id="endpoints"
+          name="endpoints"
+          rows="3"
+          spellcheck="false"
+          .value=${g.endpoints.join('\n')}
+          aria-invalid=${this._errors.endpoints ? 'true' : 'false'}
+          aria-describedby="endpoints-hint endpoints-error"
+        ></textarea>
+        <span id="endpoints-hint" class="hint"
+          >How paths group into endpoints in the Differences view, tried in order before the automatic grouping. One per line, e.g.
+          <code>/v2/products/{sku}/price</code> or <code>/static/*</code>; at most ${MAX_ENDPOINTS}. Captures stored from now on use them.</span
+        >
+        <span id="endpoints-error" class="field-error">${this._errors.endpoints ?? nothing}</span>
+      </div>
       <diff-preview
         class="wide"
         gateId=${g.id}
@@ -302,10 +320,13 @@ export class DiffConfigForm extends LitElement {
     const retention = text('retention').trim()
     const retErr = retentionError(retention, this.floor)
     if (retErr) errors.retention = retErr
+    const endpoints = parseLines(text('endpoints'))
+    const endpointsErr = endpointTemplatesError(endpoints)
+    if (endpointsErr) errors.endpoints = endpointsErr
     if (!config || Object.keys(errors).length) return { errors }
     return {
       errors,
-      body: { diff_config: config, redacted_fields: redacted, retention: retention === '' ? null : retention },
+      body: { diff_config: config, redacted_fields: redacted, retention: retention === '' ? null : retention, endpoints },
     }
   }
 

@@ -25,6 +25,8 @@ export interface Gate {
   readonly diff_config: DiffConfig
   readonly redacted_fields: readonly string[]
   readonly retention: string
+  /** Explicit endpoint templates, tried before the automatic ones (docs/insights.md "Explicit templates"). */
+  readonly endpoints: readonly string[]
   readonly created_at: string
   readonly stats: GateStats
 }
@@ -279,4 +281,5 @@ export interface GateUpdate {
   readonly diff_config?: DiffConfig
   readonly redacted_fields?: readonly string[]
   readonly retention?: string | null
+  readonly endpoints?: readonly string[]
 }

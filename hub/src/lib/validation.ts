@@ -29,6 +29,26 @@ export function fieldOfDetail<F extends string>(detail: string, fields: readonly
   return undefined
 }
 
+/** A gate's explicit endpoint templates at most (docs/reference/api.md "updateGate"). */
+export const MAX_ENDPOINTS = 500
+
+/** One entry per line (a template may hold a comma); blanks dropped, order kept, duplicates removed. */
+export function parseLines(text: string): string[] {
+  const out: string[] = []
+  for (const raw of text.split('\n')) {
+    const v = raw.trim()
+    if (v && !out.includes(v)) out.push(v)
+  }
+  return out
+}
+
+/** What the API would refuse in a list of endpoint templates that the hub can tell first; the API checks the rest. */
+export function endpointTemplatesError(templates: readonly string[]): string | undefined {
+  if (templates.length > MAX_ENDPOINTS) return `At most ${MAX_ENDPOINTS} templates (${templates.length} given).`
+  const bad = templates.find((t) => !t.startsWith('/'))
+  return bad === undefined ? undefined : `"${bad}" must start with /.`
+}
+
 /** One entry per line or comma; blanks dropped, order kept, duplicates removed. */
 export function parseList(text: string): string[] {
   const out: string[] = []

@@ -106,6 +106,7 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
             diff_config: { ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false },
             redacted_fields: [],
             retention: '',
+            endpoints: [],
             created_at: new Date().toISOString(),
             stats: { request_count_24h: 0, diff_count_24h: 0, diff_rate: 0, last_active: null },
           }
@@ -132,6 +133,7 @@ export function startFakeApi(options: FakeApiOptions = {}): FakeApi {
           if (body.diff_config) g.diff_config = body.diff_config as FakeGate['diff_config']
           if (body.redacted_fields) g.redacted_fields = body.redacted_fields as string[]
           if ('retention' in body) g.retention = (body.retention as string | null) ?? ''
+          if (body.endpoints) g.endpoints = body.endpoints as string[]
           return json({ data: g })
         }
         return problem(405, 'Method Not Allowed')

@@ -13,6 +13,7 @@ export interface FakeGate {
   diff_config: { ignored_fields: string[]; included_fields: string[]; float_tolerance: number; sort_arrays: boolean }
   redacted_fields: string[]
   retention: string
+  endpoints: string[]
   created_at: string
   stats: { request_count_24h: number; diff_count_24h: number; diff_rate: number; last_active: string | null }
 }
@@ -68,6 +69,7 @@ function gate(i: number, name: string, live: string, shadow: string, stats: Part
     diff_config: { ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false },
     redacted_fields: [],
     retention: '',
+    endpoints: [],
     created_at: new Date(NOW - ageDays * 86_400_000).toISOString(),
     stats: {
       request_count_24h: requests,
