@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { fieldOfDetail, fieldPathError, parseList, urlError } from '../../../hub/src/lib/validation.ts'
+import { endpointTemplatesError, fieldOfDetail, fieldPathError, MAX_ENDPOINTS, parseLines, parseList, urlError } from '../../../hub/src/lib/validation.ts'
 
 describe('form validation', () => {
   test.each([
@@ -37,5 +37,18 @@ describe('form validation', () => {
     ['bodyx.y', '"bodyx.y" must start with status, headers. or body.'],
   ])('field path %p', (path, error) => {
     expect(fieldPathError(path)).toBe(error)
+  })
+})
+
+describe('endpoint templates', () => {
+  test('parseLines splits on lines only: a template may hold a comma', () => {
+    expect(parseLines(' /a/{id} \n\n/b/x,y\n/a/{id}\n')).toEqual(['/a/{id}', '/b/x,y'])
+  })
+
+  test('a line without a leading / is named; more than MAX_ENDPOINTS lines are refused; the rest is the API\'s to judge', () => {
+    expect(endpointTemplatesError(['/a', 'b/{id}', 'c'])).toBe('"b/{id}" must start with /.')
+    expect(endpointTemplatesError(Array.from({ length: MAX_ENDPOINTS + 1 }, (_, i) => `/p${i}`))).toBe(`At most ${MAX_ENDPOINTS} templates (${MAX_ENDPOINTS + 1} given).`)
+    expect(endpointTemplatesError(Array.from({ length: MAX_ENDPOINTS }, (_, i) => `/p${i}`))).toBeUndefined()
+    expect(endpointTemplatesError(['/products/{id'])).toBeUndefined()
   })
 })
