@@ -188,23 +188,14 @@ export class DiffConfigForm extends LitElement {
         <span id="retention-hint" class="hint">Empty uses the global floor, ${floorText}. A custom value such as <code>1440h</code> must not be below it.</span>
         <span id="retention-error" class="field-error">${this._errors.retention ?? nothing}</span>
       </div>
-      <div class="field wide">
-        <label for="endpoints">Endpoint templates</label>
-        <textarea
-          id="endpoints"
-          name="endpoints"
-          rows="3"
-          spellcheck="false"
-          .value=${g.endpoints.join('\n')}
-          aria-invalid=${this._errors.endpoints ? 'true' : 'false'}
-          aria-describedby="endpoints-hint endpoints-error"
-        ></textarea>
-        <span id="endpoints-hint" class="hint"
-          >How paths group into endpoints in the Differences view, tried in order before the automatic grouping. One per line, e.g.
-          <code>/v2/products/{sku}/price</code> or <code>/static/*</code>; at most ${MAX_ENDPOINTS}. Captures stored from now on use them.</span
-        >
-        <span id="endpoints-error" class="field-error">${this._errors.endpoints ?? nothing}</span>
-      </div>
+      ${this._list(
+        'endpoints',
+        'Endpoint templates',
+        g.endpoints,
+        html`How paths group into endpoints in the Differences view, tried in order before the automatic grouping. One per line, e.g.
+          <code>/v2/products/{sku}/price</code> or <code>/static/*</code>; at most ${MAX_ENDPOINTS}. Captures stored from now on use them.`,
+        'wide',
+      )}
       <diff-preview
         class="wide"
         gateId=${g.id}
@@ -225,9 +216,9 @@ export class DiffConfigForm extends LitElement {
     </form>`
   }
 
-  private _list(name: Field, label: string, values: readonly string[], hint: unknown) {
+  private _list(name: Field, label: string, values: readonly string[], hint: unknown, layout: 'wide' | '' = '') {
     const error = this._errors[name]
-    return html`<div class="field">
+    return html`<div class="field ${layout}">
       <label for=${name}>${label}</label>
       <textarea
         id=${name}
