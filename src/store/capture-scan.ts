@@ -1,6 +1,6 @@
 import type postgres from 'postgres'
 import type { HeaderMap, NoiseResult, SortOrder } from './rows.ts'
-import { keysWithinBytes, type KeyRow } from './keyset-batch.ts'
+import { keysetPages, type KeyRow, type KeysetCursor } from './keyset-batch.ts'
 
 /** A stored capture as re-diffing reads it: what its comparison and noise check are computed from, and what they were. */
 export interface ScannedCapture {
@@ -33,7 +33,7 @@ export interface ScanRange {
   /** By created_at, then id. */
   readonly order: SortOrder
   /** Start after this key (a resumed scan). */
-  readonly after?: { readonly at: string; readonly id: string }
+  readonly after?: KeysetCursor
 }
 
 /** How much one page of a scan holds. */
@@ -57,47 +57,33 @@ type Sql = postgres.Sql | postgres.ReservedSql
  * holds one bounded page whatever SVC_APP_MAX_BODY_SIZE allows. No
  * snapshot is held between pages.
  */
-export function scanCaptures(sql: Sql, gateId: string, range: ScanRange, bounds: ScanBounds = {}) {
-  const maxRows = bounds.rows ?? 250
-  const maxBytes = bounds.bytes ?? 8 * 1024 * 1024
-  const descending = range.order === 'desc'
-  const direction = sql.unsafe(descending ? 'DESC' : 'ASC')
-  let cursor = range.after
-  let left = bounds.limit ?? Infinity
-
-  return async (): Promise<ScannedCapture[] | undefined> => {
-    if (left <= 0) return undefined
-    const after =
-      cursor === undefined
-        ? sql``
-        : descending
-          ? sql`AND (r.created_at, r.id) < (${cursor.at}::text::timestamptz, ${cursor.id}::uuid)`
-          : sql`AND (r.created_at, r.id) > (${cursor.at}::text::timestamptz, ${cursor.id}::uuid)`
-    const keys = await sql<KeyRow[]>`
-      SELECT k.id, k.at,
-        octet_length(p.live_body) + octet_length(p.shadow_body) + coalesce(octet_length(p.repeat_body), 0) AS size
-      FROM (
-        SELECT r.id, r.created_at, r.created_at::text AS at FROM requests r
-        WHERE r.gate_id = ${gateId} AND r.created_at >= ${range.from}::text::timestamptz
-          ${range.to === undefined ? sql`` : sql`AND r.created_at <= ${range.to}::text::timestamptz`} ${after}
-        ORDER BY r.created_at ${direction}, r.id ${direction}
-        LIMIT ${Math.min(maxRows, left)}
-      ) AS k JOIN request_payloads p ON p.request_id = k.id
-      ORDER BY k.created_at ${direction}, k.id ${direction}`
-    if (keys.length === 0) return undefined
-    const chosen = keysWithinBytes(keys, maxBytes)
-    cursor = { at: chosen.at(-1)!.at, id: chosen.at(-1)!.id }
-    left -= chosen.length
-    const rows = await sql<ScannedCapture[]>`
-      SELECT r.id, r.created_at::text AS at, r.method, r.template, r.has_diff, r.signature_id, r.noise_result, r.noise_signature_id,
-        r.live_status, p.live_headers, p.live_body, r.shadow_status, p.shadow_headers, p.shadow_body,
-        p.repeat_status, p.repeat_headers, p.repeat_body
-      FROM requests r JOIN request_payloads p ON p.request_id = r.id
-      WHERE r.id = ANY(${chosen.map((key) => key.id)}::uuid[]) AND r.gate_id = ${gateId}
-      ORDER BY r.created_at ${direction}, r.id ${direction}`
-    // A capture pruned between the two reads is simply absent (the page may be empty); the cursor has moved past it.
-    return rows
-  }
+export function scanCaptures(sql: Sql, gateId: string, range: ScanRange, bounds: ScanBounds = {}): () => Promise<ScannedCapture[] | undefined> {
+  return keysetPages<ScannedCapture>(
+    sql,
+    range.order,
+    { rows: bounds.rows ?? 250, bytes: bounds.bytes ?? 8 * 1024 * 1024, limit: bounds.limit, after: range.after },
+    {
+      keys: (after, direction, count) => sql<KeyRow[]>`
+        SELECT k.id, k.at,
+          octet_length(p.live_body) + octet_length(p.shadow_body) + coalesce(octet_length(p.repeat_body), 0) AS size
+        FROM (
+          SELECT r.id, r.created_at, r.created_at::text AS at FROM requests r
+          WHERE r.gate_id = ${gateId} AND r.created_at >= ${range.from}::text::timestamptz
+            ${range.to === undefined ? sql`` : sql`AND r.created_at <= ${range.to}::text::timestamptz`} ${after}
+          ORDER BY r.created_at ${direction}, r.id ${direction}
+          LIMIT ${count}
+        ) AS k JOIN request_payloads p ON p.request_id = k.id
+        ORDER BY k.created_at ${direction}, k.id ${direction}`,
+      // A capture pruned between the two reads is simply absent (the page may be empty); the cursor has moved past it.
+      rows: (ids, direction) => sql<ScannedCapture[]>`
+        SELECT r.id, r.created_at::text AS at, r.method, r.template, r.has_diff, r.signature_id, r.noise_result, r.noise_signature_id,
+          r.live_status, p.live_headers, p.live_body, r.shadow_status, p.shadow_headers, p.shadow_body,
+          p.repeat_status, p.repeat_headers, p.repeat_body
+        FROM requests r JOIN request_payloads p ON p.request_id = r.id
+        WHERE r.id = ANY(${ids}::uuid[]) AND r.gate_id = ${gateId}
+        ORDER BY r.created_at ${direction}, r.id ${direction}`,
+    },
+  )
 }
 
 /**

@@ -5,7 +5,7 @@ import { rowFilters } from './request-list.ts'
 import { detailColumns, toDetail, type DetailRow } from './request-store.ts'
 import { isUuid } from '../net/request-id.ts'
 import type { RequestDetail, SortOrder } from './rows.ts'
-import { keysWithinBytes, type KeyRow } from './keyset-batch.ts'
+import { keysetPages, type KeyRow } from './keyset-batch.ts'
 
 /** exportRequests' filters: listRequests' (docs/storage.md "Export"), in created_at order. */
 export interface RequestExportQuery extends InsightListFilter {
@@ -39,14 +39,10 @@ type Sql = postgres.Sql
 
 /**
  * The captures of a gate matching the filters, page by page, by keyset
- * on (created_at, id): each page starts after the last key of the one
- * before, through the (gate_id, created_at, id) index, so a page costs
- * the same at the millionth capture as at the first, no snapshot is held
- * between pages, and memory holds one page. A page is chosen in two
- * steps: the keys and body sizes of the next `rows` captures, then the
- * payloads of as many of them as fit in `bytes`. A capture deleted
- * between the two (retention) is left out; one inserted behind the
- * cursor is not seen.
+ * on (created_at, id) (`keyset-batch.ts`), so that memory holds one page:
+ * the keys and body sizes of the next `rows` captures, then the payloads
+ * of as many of them as fit in `bytes`. A capture deleted between the two
+ * (retention) is left out; one inserted behind the cursor is not seen.
  */
 export async function openRequestExport(
   sql: Sql,
@@ -54,46 +50,34 @@ export async function openRequestExport(
   query: RequestExportQuery,
   bounds: ExportPageBounds = {},
 ): Promise<RequestExport> {
-  const maxRows = bounds.rows ?? 100
-  const maxBytes = bounds.bytes ?? 8 * 1024 * 1024
   const methods = query.method?.length ? query.method : undefined
   const path: PathMatch | undefined = query.path === undefined || !isUuid(gateId) ? undefined : await resolvePathMatch(sql, gateId, query.path, methods)
   if (!isUuid(gateId) || path?.kind === 'none') return () => Promise.resolve(undefined)
   const filters = rowFilters(sql, { ...query, method: methods, sort: 'created_at' }, path)
-  const descending = query.order === 'desc'
-  let cursor: { at: string; id: string } | undefined
-  let left = query.limit ?? Infinity
-
-  return async () => {
-    if (left <= 0) return undefined
-    // The cursor goes as text, cast by the database: a timestamptz parameter would pass through a JS Date and lose its microseconds.
-    const after =
-      cursor === undefined
-        ? sql``
-        : descending
-          ? sql`AND (created_at, id) < (${cursor.at}::text::timestamptz, ${cursor.id}::uuid)`
-          : sql`AND (created_at, id) > (${cursor.at}::text::timestamptz, ${cursor.id}::uuid)`
-    const direction = descending ? sql`DESC` : sql`ASC`
-    const keys = await sql<KeyRow[]>`
-      SELECT k.id, k.at, octet_length(p.body) + octet_length(p.live_body) + octet_length(p.shadow_body) AS size
-      FROM (
-        SELECT id, created_at, created_at::text AS at FROM requests
-        WHERE gate_id = ${gateId} ${filters} ${after}
-        ORDER BY created_at ${direction}, id ${direction}
-        LIMIT ${Math.min(maxRows, left)}
-      ) AS k JOIN request_payloads p ON p.request_id = k.id
-      ORDER BY k.created_at ${direction}, k.id ${direction}`
-    if (keys.length === 0) return undefined
-    const chosen = keysWithinBytes(keys, maxBytes)
-    cursor = { at: chosen.at(-1)!.at, id: chosen.at(-1)!.id }
-    left -= chosen.length
-    const rows = await sql<DetailRow[]>`
-      SELECT ${detailColumns(sql)}
-      FROM requests r JOIN request_payloads p ON p.request_id = r.id
-      WHERE r.id = ANY(${chosen.map((key) => key.id)}::uuid[]) AND r.gate_id = ${gateId}
-      ORDER BY r.created_at ${direction}, r.id ${direction}`
-    return rows.map(toDetail)
-  }
+  return keysetPages<RequestDetail>(
+    sql,
+    query.order,
+    { rows: bounds.rows ?? 100, bytes: bounds.bytes ?? 8 * 1024 * 1024, limit: query.limit },
+    {
+      keys: (after, direction, count) => sql<KeyRow[]>`
+        SELECT k.id, k.at, octet_length(p.body) + octet_length(p.live_body) + octet_length(p.shadow_body) AS size
+        FROM (
+          SELECT r.id, r.created_at, r.created_at::text AS at FROM requests r
+          WHERE r.gate_id = ${gateId} ${filters} ${after}
+          ORDER BY r.created_at ${direction}, r.id ${direction}
+          LIMIT ${count}
+        ) AS k JOIN request_payloads p ON p.request_id = k.id
+        ORDER BY k.created_at ${direction}, k.id ${direction}`,
+      rows: async (ids, direction) =>
+        (
+          await sql<DetailRow[]>`
+            SELECT ${detailColumns(sql)}
+            FROM requests r JOIN request_payloads p ON p.request_id = r.id
+            WHERE r.id = ANY(${ids}::uuid[]) AND r.gate_id = ${gateId}
+            ORDER BY r.created_at ${direction}, r.id ${direction}`
+        ).map(toDetail),
+    },
+  )
 }
 
 /** The export as the API context holds it: the database bound once. */
