@@ -27,7 +27,7 @@ import { verdictRoutes } from './routes/verdict-routes.ts'
  */
 export function createApiApp(ctx: ApiContext) {
   const routes = new RouteTable()
-  let app = new Elysia({ name: 'svc-api' }).use(problemHandler({ logger: ctx.logger, routes }))
+  let app = new Elysia({ name: 'svc-api' }).use(problemHandler({ logger: ctx.logger, routes, schema: ctx.schema }))
   if (ctx.config.allowedHosts) app = app.use(hostAllowList(ctx.config.allowedHosts))
   if (ctx.config.corsOrigins.length > 0) {
     app = app.use(

@@ -6,7 +6,8 @@
  * 400"), and deleteGate's 204 has no body (it documents only statuses with
  * a schema). With SVC_APP_ALLOWED_HOSTS set every operation can answer
  * 421, which no route declares: it is added then, with the 401's Problem
- * schema. A 200 that streams JSON lines is labelled with its own media
+ * schema; so is 503 on every operation that reads the database (its
+ * schema may be behind this build's). A 200 that streams JSON lines is labelled with its own media
  * type. Idempotent: the plugin caches the document it returns.
  */
 
@@ -21,8 +22,11 @@ const ERROR_MEANINGS: Readonly<Record<string, string>> = {
   '421': 'The Host header names a host this API does not answer to (SVC_APP_ALLOWED_HOSTS)',
   '429': 'Rate limited: see Retry-After',
   '500': 'Internal error: the problem carries the request id',
-  '503': 'Too many captures are waiting for the database: see Retry-After',
+  '503': "The database's schema is behind this build's (run `bun run migrate`): see Retry-After",
 }
+
+/** Operations that answer without the database: no 503 for a schema behind. */
+const WITHOUT_DATABASE: ReadonlySet<string> = new Set(['getConfig'])
 
 /** Where one operation's error status means more than the generic text. */
 const OPERATION_MEANINGS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -31,6 +35,7 @@ const OPERATION_MEANINGS: Readonly<Record<string, Readonly<Record<string, string
     '413': 'A decoded body (named in the detail) above SVC_APP_MAX_BODY_SIZE, or the whole submission above its derived limit',
     '500':
       'Internal error: the problem carries the request id; with "capture_rejected": true the capture itself caused it, and sending it again would fail again',
+    '503': "Too many captures are waiting for the database, or its schema is behind this build's (run `bun run migrate`): see Retry-After",
   },
 }
 
@@ -81,6 +86,10 @@ export function refineApiDescription<T>(document: T, options: RefineOptions = {}
       }
       const problem = responses['401']
       if (options.hostChecked && problem && !responses['421']) responses['421'] = { description: ERROR_MEANINGS['421'], content: problem.content }
+      // Every authenticated operation reads the database, but getConfig: a schema behind this build's is a 503 for each.
+      if (problem && !responses['503'] && !WITHOUT_DATABASE.has(operation.operationId ?? '')) {
+        responses['503'] = { description: ERROR_MEANINGS['503'], content: problem.content }
+      }
       if (operation.operationId === 'deleteGate' && !responses['204']) {
         operation.responses = { '204': { description: 'Deleted, with every request captured for it; no body' }, ...responses }
       }

@@ -6,12 +6,13 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   UnauthorizedError,
+  UnavailableError,
 } from '../../errors/app-error.ts'
 import type { Logger } from '../../log/index.ts'
 import { problemResponse } from '../../errors/problem.ts'
 import { problemFromError } from '../problem.ts'
 import { CAPTURE_REJECTED_MEMBER, CaptureRejectedError } from '../capture-rejected.ts'
-import { dataException } from '../../store/sql-errors.ts'
+import { dataException, sqlState } from '../../store/sql-errors.ts'
 import { requestFacts } from '../request-context.ts'
 import type { RouteTable } from '../route-table.ts'
 
@@ -19,23 +20,33 @@ export interface ProblemHandlerOptions {
   readonly logger: Logger
   /** Known routes, to tell a wrong method (405) from an unknown path (404). */
   readonly routes: RouteTable
+  /** The schema's readiness (`schema-readiness.ts`), to tell a database never migrated from a bug. */
+  readonly schema?: SchemaCheck
+}
+
+/** What the handler asks of `SchemaReadiness`. */
+export interface SchemaCheck {
+  /** undefined when the schema is this build's, else what is wrong with it; never throws. */
+  problem(timeoutMs: number): Promise<string | undefined>
 }
 
 /**
  * The one place where errors become RFC 7807 responses (docs/architecture.md
  * "Errors: RFC 7807 in one place"): Elysia's validation failures (its 422)
  * become 400, parse failures 400, unknown paths 404, wrong methods 405,
- * AppErrors their own status, a value the database refused 400, and anything
+ * AppErrors their own status, a value the database refused 400, a
+ * statement that failed because the schema is behind this build's 503
+ * (run `bun run migrate`), and anything
  * else a 500 that is logged with its cause and says nothing internal (a
  * capture's own failure marked `capture_rejected`, capture-rejected.ts). A
  * problem names the field and the rule, never the value, which may be a secret.
  */
 export function problemHandler(options: ProblemHandlerOptions) {
-  return new Elysia({ name: 'problem-handler' }).onError({ as: 'global' }, ({ code, error, request, path }) => {
+  return new Elysia({ name: 'problem-handler' }).onError({ as: 'global' }, async ({ code, error, request, path }) => {
     const facts = requestFacts(request)
     // Refused before routing (401, 429): the metric still names the route it asked for.
     facts.route ??= options.routes.templateFor(request.method, path)
-    const known = toAppError(code, error, request.method, path, options.routes)
+    const known = toAppError(code, error, request.method, path, options.routes) ?? (await schemaBehind(error, options.schema))
     if (!known) {
       options.logger.error('unexpected error', {
         'request.id': facts.requestId,
@@ -89,6 +100,23 @@ function toAppError(code: unknown, error: unknown, method: string, path: string,
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+/** When to try again after a 503 for a schema behind: about when an operator's migration may be through. */
+const SCHEMA_RETRY_SECONDS = 30
+/** The schema check of a failed statement is bounded: the answer must not wait on a database that hangs. */
+const SCHEMA_CHECK_MS = 1000
+
+/**
+ * A 503 when the statement failed for a name the database lacks (SQLSTATE
+ * class 42: no such table, column or function) and the schema is indeed
+ * behind this build's: the operator's to fix, with how. The same class
+ * on an up-to-date schema is a bug, answered 500 as any other.
+ */
+async function schemaBehind(error: unknown, schema: SchemaCheck | undefined): Promise<UnavailableError | undefined> {
+  if (schema === undefined || !sqlState(error)?.startsWith('42')) return undefined
+  const problem = await schema.problem(SCHEMA_CHECK_MS)
+  return problem === undefined ? undefined : new UnavailableError(`the database is not ready for this build: ${problem}`, SCHEMA_RETRY_SECONDS)
+}
 
 function validationToAppError(error: ValidationError) {
   const messages = describeValidation(error)

@@ -92,8 +92,8 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
     // Each operation documents the statuses docs/reference/api.md gives it,
     // deleteGate's bodiless 204 included.
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses ?? {}).sort()
-    expect(statuses('/gates', 'get')).toEqual(['200', '400', '401', '429', '500'])
-    expect(statuses('/gates/{gate_id}', 'delete')).toEqual(['204', '400', '401', '404', '429', '500'])
+    expect(statuses('/gates', 'get')).toEqual(['200', '400', '401', '429', '500', '503'])
+    expect(statuses('/gates/{gate_id}', 'delete')).toEqual(['204', '400', '401', '404', '429', '500', '503'])
     expect(doc.paths['/gates/{gate_id}']!.delete!.responses!['204']!.content).toBeUndefined()
     expect(statuses('/config', 'get')).toEqual(['200', '401', '429', '500'])
     // Error bodies are problems, as served, and each status says what it means.
