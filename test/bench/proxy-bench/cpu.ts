@@ -18,6 +18,7 @@
  *   raw-shadow     the same on Bun's raw sockets, without Request/Response objects (raw-shadow.ts)
  *   raw-http1      raw sockets in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
  *   serve-http1    Bun.serve in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
+ *   serve-fetch    Bun.serve in front, fetch to live, our client to the shadow: ours without its pipeline (http1-floors.ts)
  *   ours-shadow    our proxy, shadowing and diffing every request
  *   ours-down      our proxy, shadowing every request to a shadow that refuses connections
  *
@@ -27,6 +28,7 @@
  *   cpu.ts raw-shadow <port> <live> <shadow>
  *   cpu.ts raw-http1 <port> <live> <shadow>
  *   cpu.ts serve-http1 <port> <live> <shadow>
+ *   cpu.ts serve-fetch <port> <live> <shadow>
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
  * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
@@ -50,7 +52,7 @@ import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '..
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
-import { serveHttp1, serveRawHttp1 } from './http1-floors.ts'
+import { serveFetchHttp1, serveHttp1, serveRawHttp1 } from './http1-floors.ts'
 import { load } from './load.ts'
 import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
@@ -203,6 +205,7 @@ async function main(): Promise<void> {
     'raw-shadow',
     'raw-http1',
     'serve-http1',
+    'serve-fetch',
     'ours-shadow',
     ...(baseline ? ['base-shadow'] : []),
     'ours-down',
@@ -276,5 +279,6 @@ else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!
 else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-http1') serveRawHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'serve-http1') serveHttp1(Number(args[0]), args[1]!, args[2]!)
+else if (role === 'serve-fetch') serveFetchHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'ours') serveOurs(Number(args[0]), args[1]!, args[2]!, Number(args[3]), Number(args[4] ?? 0))
 else await main()

@@ -10,11 +10,14 @@
  *   serve-http1  Bun.serve, live's answer sent as a new Response
  *   raw-http1    Bun.listen, a request head read by hand (GETs without a
  *                body, no pipelining), live's answer written as bytes
+ *   serve-fetch  Bun.serve, live through fetch (read whole, sent as a new
+ *                Response), the shadow through our client: our proxy's
+ *                own shape with nothing of its pipeline
  *
  * The gap between the two is what Bun's HTTP server costs over raw
  * sockets; the gap between raw-http1 and raw-shadow is what a pooled,
  * general HTTP/1.1 client costs over pinned sockets; the gap between
- * serve-http1 and our proxy is the pipeline's own work
+ * serve-fetch and our proxy is the pipeline's own work
  * (docs/benchmarks/proxy.md "A raw-socket server, built and measured").
  */
 import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
@@ -78,6 +81,31 @@ export function serveHttp1(port: number, liveUrl: string, shadowUrl: string): vo
       const headers = new Headers()
       for (const name in l.headers) if (name !== 'Content-Length') for (const value of l.headers[name]!) headers.append(name, value)
       return new Response(l.body as BodyInit, { status: l.status, headers })
+    },
+  })
+}
+
+export function serveFetchHttp1(port: number, liveUrl: string, shadowUrl: string): void {
+  const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 256, maxIdleConnsPerHost: 256, maxIdleConns: 0 } })
+  const shadow = pool.shadowClient(shadowUrl)
+  const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
+  const signal = new AbortController().signal
+  // One connection per client connection to live too, as our proxy is run in the benchmark.
+  const session = new Bun.FetchSession({ keepAlive: { maxIdleSockets: 64, idleTimeout: 90 } })
+  Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    async fetch(request) {
+      const pathAndQuery = pathAndQueryOf(request.url)
+      const shadowSide = whole(shadow, { method: request.method, pathAndQuery, headers: request.headers, body: null, signal })
+      const init = { method: request.method, headers: request.headers, redirect: 'manual', decompress: false, session }
+      const live = await fetch(liveUrl + pathAndQuery, init as BunFetchRequestInit)
+      const body = await live.bytes()
+      void shadowSide.then((s) => {
+        if (s === undefined || Buffer.from(s.body.buffer, s.body.byteOffset, s.body.byteLength).equals(body)) return
+        processCapture({ request: { headers: {}, body: EMPTY }, live: { status: live.status, headers: {}, body }, shadow: s }, compiled)
+      })
+      return new Response(body, { status: live.status, headers: live.headers })
     },
   })
 }
