@@ -34,12 +34,7 @@ export const MAX_ENDPOINTS = 500
 
 /** One entry per line (a template may hold a comma); blanks dropped, order kept, duplicates removed. */
 export function parseLines(text: string): string[] {
-  const out: string[] = []
-  for (const raw of text.split('\n')) {
-    const v = raw.trim()
-    if (v && !out.includes(v)) out.push(v)
-  }
-  return out
+  return entriesOf(text, '\n')
 }
 
 /** What the API would refuse in a list of endpoint templates that the hub can tell first; the API checks the rest. */
@@ -51,8 +46,13 @@ export function endpointTemplatesError(templates: readonly string[]): string | u
 
 /** One entry per line or comma; blanks dropped, order kept, duplicates removed. */
 export function parseList(text: string): string[] {
+  return entriesOf(text, /[\n,]/)
+}
+
+/** The entries of `text` between separators, trimmed; blanks dropped, order kept, duplicates removed. */
+function entriesOf(text: string, separator: string | RegExp): string[] {
   const out: string[] = []
-  for (const raw of text.split(/[\n,]/)) {
+  for (const raw of text.split(separator)) {
     const v = raw.trim()
     if (v && !out.includes(v)) out.push(v)
   }
