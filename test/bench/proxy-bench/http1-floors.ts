@@ -24,18 +24,17 @@ import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type Header
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
 import type { ShadowClient, UpstreamRequest } from '../../../src/proxy/upstream/upstream-client.ts'
+import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
 
 type Http1Request = UpstreamRequest & { readonly body: null }
-import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
 
 const HEAD_END = Buffer.from('\r\n\r\n')
 const EMPTY = new Uint8Array(0)
 
-/** Both clients, and a comparison of two whole answers once both are in. */
-function shadowing(liveUrl: string, shadowUrl: string) {
-  // One connection per client connection on each side, as our proxy is run in the benchmark.
+/** The shadow's client and the comparison of two whole answers; live is asked by each reference its own way. */
+function shadowing(shadowUrl: string) {
+  // One connection per client connection, as our proxy is run in the benchmark.
   const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 256, maxIdleConnsPerHost: 256, maxIdleConns: 0 } })
-  const live = pool.shadowClient(liveUrl)
   const shadow = pool.shadowClient(shadowUrl)
   const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
   const signal = new AbortController().signal
@@ -44,14 +43,29 @@ function shadowing(liveUrl: string, shadowUrl: string) {
     processCapture({ request: { headers: {}, body: EMPTY }, live: l, shadow: s }, compiled)
   }
   return {
-    /** Sends the request to both; resolves with live's answer, compares in the background. */
-    async send(method: string, pathAndQuery: string, headers: Headers): Promise<Whole | undefined> {
-      const request: Http1Request = { method, pathAndQuery, headers, body: null, signal }
+    /** Our HTTP/1.1 client to `url`, on the same pool. */
+    client: (url: string) => pool.shadowClient(url),
+    request: (method: string, pathAndQuery: string, headers: Headers): Http1Request => ({ method, pathAndQuery, headers, body: null, signal }),
+    /** Sends `request` to the shadow now; the function returned compares live's answer with it in the background. */
+    begin(request: Http1Request): (live: Whole | undefined) => void {
       const shadowSide = whole(shadow, request)
-      const liveSide = await whole(live, request)
-      if (liveSide !== undefined) void shadowSide.then((s) => s !== undefined && compare(liveSide, s))
-      return liveSide
+      return (live) => {
+        if (live !== undefined) void shadowSide.then((s) => s !== undefined && compare(live, s))
+      }
     },
+  }
+}
+
+/** Live through our HTTP/1.1 client as well: resolves with live's answer, compares in the background. */
+function ownClients(liveUrl: string, shadowUrl: string) {
+  const both = shadowing(shadowUrl)
+  const live = both.client(liveUrl)
+  return async (method: string, pathAndQuery: string, headers: Headers): Promise<Whole | undefined> => {
+    const request = both.request(method, pathAndQuery, headers)
+    const compareWith = both.begin(request)
+    const answer = await whole(live, request)
+    compareWith(answer)
+    return answer
   }
 }
 
@@ -71,12 +85,12 @@ async function whole(client: ShadowClient, request: Http1Request): Promise<Whole
 }
 
 export function serveHttp1(port: number, liveUrl: string, shadowUrl: string): void {
-  const both = shadowing(liveUrl, shadowUrl)
+  const send = ownClients(liveUrl, shadowUrl)
   Bun.serve({
     hostname: '127.0.0.1',
     port,
     async fetch(request) {
-      const l = await both.send(request.method, pathAndQueryOf(request.url), request.headers)
+      const l = await send(request.method, pathAndQueryOf(request.url), request.headers)
       if (l === undefined) return new Response(null, { status: 502 })
       const headers = new Headers()
       for (const name in l.headers) if (name !== 'Content-Length') for (const value of l.headers[name]!) headers.append(name, value)
@@ -86,10 +100,7 @@ export function serveHttp1(port: number, liveUrl: string, shadowUrl: string): vo
 }
 
 export function serveFetchHttp1(port: number, liveUrl: string, shadowUrl: string): void {
-  const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 256, maxIdleConnsPerHost: 256, maxIdleConns: 0 } })
-  const shadow = pool.shadowClient(shadowUrl)
-  const compiled = compileCaptureOptions({ diff: DEFAULT_DIFF_CONFIG, redactedFields: [], maxBodyBytes: 0 })
-  const signal = new AbortController().signal
+  const both = shadowing(shadowUrl)
   // One connection per client connection to live too, as our proxy is run in the benchmark.
   const session = new Bun.FetchSession({ keepAlive: { maxIdleSockets: 64, idleTimeout: 90 } })
   Bun.serve({
@@ -97,21 +108,18 @@ export function serveFetchHttp1(port: number, liveUrl: string, shadowUrl: string
     port,
     async fetch(request) {
       const pathAndQuery = pathAndQueryOf(request.url)
-      const shadowSide = whole(shadow, { method: request.method, pathAndQuery, headers: request.headers, body: null, signal })
+      const compareWith = both.begin(both.request(request.method, pathAndQuery, request.headers))
       const init = { method: request.method, headers: request.headers, redirect: 'manual', decompress: false, session }
       const live = await fetch(liveUrl + pathAndQuery, init as BunFetchRequestInit)
       const body = await live.bytes()
-      void shadowSide.then((s) => {
-        if (s === undefined || Buffer.from(s.body.buffer, s.body.byteOffset, s.body.byteLength).equals(body)) return
-        processCapture({ request: { headers: {}, body: EMPTY }, live: { status: live.status, headers: {}, body }, shadow: s }, compiled)
-      })
+      compareWith({ status: live.status, headers: {}, body })
       return new Response(body, { status: live.status, headers: live.headers })
     },
   })
 }
 
 export function serveRawHttp1(port: number, liveUrl: string, shadowUrl: string): void {
-  const both = shadowing(liveUrl, shadowUrl)
+  const send = ownClients(liveUrl, shadowUrl)
   Bun.listen<{ held: Buffer | undefined }>({
     hostname: '127.0.0.1',
     port,
@@ -135,7 +143,7 @@ export function serveRawHttp1(port: number, liveUrl: string, shadowUrl: string):
           const colon = line.indexOf(':')
           if (line.slice(0, colon).toLowerCase() !== 'host') headers.append(line.slice(0, colon), line.slice(colon + 1).trim())
         }
-        const l = await both.send(method!, target!, headers)
+        const l = await send(method!, target!, headers)
         if (l === undefined) {
           socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n')
           return
