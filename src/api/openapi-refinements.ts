@@ -7,8 +7,9 @@
  * a schema). With SVC_APP_ALLOWED_HOSTS set every operation can answer
  * 421, which no route declares: it is added then, with the 401's Problem
  * schema; so is 503 on every operation that reads the database (its
- * schema may be behind this build's). A 200 that streams JSON lines is labelled with its own media
- * type. Idempotent: the plugin caches the document it returns.
+ * schema may be behind this build's). A 200 that streams JSON lines is
+ * labelled with its own media type. Idempotent: the plugin caches the
+ * document it returns.
  */
 
 const PROBLEM = 'application/problem+json'
