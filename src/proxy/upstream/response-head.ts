@@ -64,8 +64,29 @@ export function headEnd(data: Buffer, offset: number, from: number): [end: numbe
   return undefined
 }
 
+/** Where the line from `start` ends: its LF, or the end of the text. */
+function lineEndAt(text: string, start: number): number {
+  const lf = text.indexOf('\n', start)
+  return lf === -1 ? text.length : lf
+}
+
+/** The line's content ends before a CR that precedes its LF (a bare CR elsewhere stays). */
+function contentEnd(text: string, start: number, end: number): number {
+  return end > start && end < text.length && text.charCodeAt(end - 1) === CR ? end - 1 : end
+}
+
+/** `text.slice(from, to).trim()` with one string made, not two: what `trim` drops in a latin1 string. */
+function trimmedSlice(text: string, from: number, to: number): string {
+  while (from < to && isTrimmed(text.charCodeAt(from))) from++
+  while (to > from && isTrimmed(text.charCodeAt(to - 1))) to--
+  return text.slice(from, to)
+}
+
+function isTrimmed(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0
+}
+
 // Made once: a regular expression literal in a function is a new RegExp object at each call.
-const LINE_END = /\r?\n/
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: |$)/
 /** RFC 9110 section 5.6.2 `token`, lower case (names are lowered first). */
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/
@@ -73,23 +94,31 @@ const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/
 const UPPER_CASE = /[A-Z\xc0-\xde]/
 const DIGITS = /^\d{1,15}$/
 
-/** Status line and fields of a head (without its final empty line; lines end with CRLF or LF). */
+/**
+ * Status line and fields of a head (without its final empty line; lines
+ * end with CRLF or LF). Read by offsets in `text`: a string per name and
+ * per value, none per line (a shadowed request reads one head, and every
+ * string is an allocation).
+ */
 export function parseHead(text: string): ResponseHead {
-  const lines = text.split(LINE_END)
-  const match = STATUS_LINE.exec(lines[0]!)
-  if (match === null) throw new ResponseProtocolError(`bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`)
+  let end = lineEndAt(text, 0)
+  const statusLine = text.slice(0, contentEnd(text, 0, end))
+  const match = STATUS_LINE.exec(statusLine)
+  if (match === null) throw new ResponseProtocolError(`bad status line ${JSON.stringify(statusLine.slice(0, 80))}`)
   // No prototype: a field named `constructor` or `__proto__` is a field like any other.
   const fields: Record<string, string> = Object.create(null)
   const setCookies: string[] = []
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!
-    const colon = line.indexOf(':')
-    if (colon <= 0) throw new ResponseProtocolError(`bad header line ${JSON.stringify(line.slice(0, 80))}`)
-    let name = line.slice(0, colon)
+  while (end < text.length) {
+    const start = end + 1
+    end = lineEndAt(text, start)
+    const last = contentEnd(text, start, end)
+    const colon = text.indexOf(':', start)
+    if (colon <= start || colon >= last) throw new ResponseProtocolError(`bad header line ${JSON.stringify(text.slice(start, Math.min(last, start + 80)))}`)
+    let name = text.slice(start, colon)
     // Lowered only when it has a capital: most of the cost of a name otherwise.
     if (UPPER_CASE.test(name)) name = name.toLowerCase()
     if (!FIELD_NAME.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
-    const value = line.slice(colon + 1).trim()
+    const value = trimmedSlice(text, colon + 1, last)
     if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
     // A list in one Content-Length field is refused, as fetch refuses it;
     // repeated fields that agree are taken (framingOf).

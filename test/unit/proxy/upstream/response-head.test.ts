@@ -30,6 +30,50 @@ describe('parseHead', () => {
     }
   })
 
+  test('a head is read as its lines split at CRLF or LF would read, each value trimmed; what one refuses the other refuses with the same words', () => {
+    // The plain reading by lines, which parseHead does by offsets without a string per line.
+    const byLines = (text: string) => {
+      const lines = text.split(/\r?\n/)
+      const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]!)
+      if (status === null) return `bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`
+      const fields: Record<string, string> = {}
+      const setCookies: string[] = []
+      for (const line of lines.slice(1)) {
+        const colon = line.indexOf(':')
+        if (colon <= 0) return `bad header line ${JSON.stringify(line.slice(0, 80))}`
+        const name = line.slice(0, colon).toLowerCase()
+        if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) return `bad header name ${JSON.stringify(name)}`
+        const value = line.slice(colon + 1).trim()
+        if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) return `bad value of header ${JSON.stringify(name)}`
+        if (name === 'content-length' && value.includes(',')) return `bad Content-Length ${JSON.stringify(value)}`
+        if (name === 'set-cookie') setCookies.push(value)
+        else fields[name] = fields[name] === undefined ? value : `${fields[name]}, ${value}`
+      }
+      const code = Number(status[1])
+      if (statusProblem(code) !== undefined) return statusProblem(code)!
+      return { status: code, fields, setCookies }
+    }
+    const piece = fc.constantFrom('HTTP/1.1 200 OK', 'HTTP/1.0 404', 'X-A', 'set-cookie', 'Vary', ':', ': ', ' ', '\t', '\r', '\n', '\r\n', '\xa0', '\x0b', 'v', 'a,b', 'Content-Length', '1', 'é', '\x7f')
+    const head = fc
+      .tuple(fc.constantFrom('HTTP/1.1 200 OK', 'HTTP/1.1 204', 'HTTP/1.1 099 x', 'HTTP/2 200', ''), fc.array(fc.array(piece, { maxLength: 8 }).map((p) => p.join('')), { maxLength: 6 }), fc.constantFrom('\r\n', '\n'))
+      .map(([status, lines, eol]) => [status, ...lines].join(eol))
+    fc.assert(
+      fc.property(head, (text) => {
+        const expected = byLines(text)
+        let actual: unknown
+        try {
+          const parsed = parseHead(text)
+          actual = { status: parsed.status, fields: { ...parsed.fields }, setCookies: parsed.setCookies }
+        } catch (error) {
+          expect(error).toBeInstanceOf(ResponseProtocolError)
+          actual = (error as Error).message.replace(/^bad response: /, '')
+        }
+        expect(actual).toEqual(expected)
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
   test('fields named like Object properties are plain fields', () => {
     const head = parseHead('HTTP/1.1 200 OK\r\nConstructor: c1\r\n__proto__: p\r\ntoString: t')
     expect(head.fields['constructor']).toBe('c1')
