@@ -93,11 +93,14 @@ export function comparedHeaders(headers: HeaderMap): Record<string, string[]> {
   return out
 }
 
+const NO_OPTIONS: ReadonlySet<string> = new Set()
+
 /** Names listed in `Connection` (RFC 9110 section 7.6.1), canonical. */
-function connectionOptions(headers: HeaderMap): Set<string> {
+function connectionOptions(headers: HeaderMap): ReadonlySet<string> {
   const values = headerValues(headers, 'connection')
+  // The usual response names none: no Set per comparison for that.
+  if (values === undefined) return NO_OPTIONS
   const out = new Set<string>()
-  if (values === undefined) return out
   for (const value of values) {
     for (const option of value.split(',')) {
       const trimmed = option.trim()

@@ -10,6 +10,18 @@ export interface BackgroundTask {
   readonly signal: AbortSignal
 }
 
+/**
+ * A task that says itself when it is over (`BackgroundTasks.finished`):
+ * the shadow handler's comparisons, which are objects already, so that
+ * tracking one costs no promise or closure of its own.
+ */
+export interface TrackedTask {
+  /** The drain's signal when the task was tracked; set by `track`. */
+  drainSignal: AbortSignal
+  /** Called once when the drain aborts the task, after its signal: a direct call, no event listener per task. */
+  onDrainAbort(reason: unknown): void
+}
+
 export interface DrainResult {
   /** Tasks that finished within the bound. */
   readonly completed: number
@@ -25,12 +37,24 @@ export class DrainAbortReason extends Error {
   }
 }
 
-interface RunningTask extends BackgroundTask {
-  readonly onAbort: ((reason: unknown) => void) | undefined
+/** A task of `run`: its work's promise says when it is over. */
+class RunTask implements TrackedTask, BackgroundTask {
+  constructor(
+    public drainSignal: AbortSignal,
+    private readonly onAbort: ((reason: unknown) => void) | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.drainSignal
+  }
+
+  onDrainAbort(reason: unknown): void {
+    this.onAbort?.(reason)
+  }
 }
 
 export class BackgroundTasks {
-  private readonly _running = new Set<RunningTask>()
+  private readonly _running = new Set<TrackedTask>()
   private _idleWaiters: Array<() => void> = []
   /**
    * Only a drain aborts tasks, and it aborts all those running at once:
@@ -48,27 +72,33 @@ export class BackgroundTasks {
    * Runs `work` in the background with a task of its own; `work` must not
    * reject (it is the caller's job to turn failures into outcomes). A
    * rejection is passed to `onUnexpected`. `onAbort` is called once when the
-   * drain aborts the task, after its signal: a direct call, no event
-   * listener per task.
+   * drain aborts the task, after its signal.
    */
   run(
     work: (task: BackgroundTask) => Promise<void>,
     onUnexpected: (error: unknown) => void,
     onAbort?: (reason: unknown) => void,
   ): void {
-    const task: RunningTask = { signal: this._controller.signal, onAbort }
+    const task = new RunTask(this._controller.signal, onAbort)
     this._running.add(task)
     work(task).then(
-      () => this._finished(task),
+      () => this.finished(task),
       (error: unknown) => {
         onUnexpected(error)
-        this._finished(task)
+        this.finished(task)
       },
     )
   }
 
-  private _finished(task: RunningTask): void {
-    this._running.delete(task)
+  /** Counts `task` as running until `finished(task)`; sets its `drainSignal`. */
+  track(task: TrackedTask): void {
+    task.drainSignal = this._controller.signal
+    this._running.add(task)
+  }
+
+  /** `task` is over (once; a second call does nothing). */
+  finished(task: TrackedTask): void {
+    if (!this._running.delete(task)) return
     if (this._running.size === 0 && this._idleWaiters.length > 0) {
       const waiters = this._idleWaiters
       this._idleWaiters = []
@@ -94,11 +124,11 @@ export class BackgroundTasks {
     const left = this._running.size
     const reason = new DrainAbortReason(timeoutMs)
     // The tasks not aborted yet (a drain running beside this one may have) hold the current signal.
-    const unaborted = [...this._running].filter((task) => !task.signal.aborted)
+    const unaborted = [...this._running].filter((task) => !task.drainSignal.aborted)
     const controller = this._controller
     this._controller = new AbortController()
     controller.abort(reason)
-    for (const task of unaborted) task.onAbort?.(reason)
+    for (const task of unaborted) task.onDrainAbort(reason)
     await this.whenIdle()
     return { completed: Math.max(0, before - left), aborted: left }
   }

@@ -2,8 +2,9 @@
  * Stage 4, collect: both sides of a shadowed request within the shadow
  * timeout (SVC_APP_SHADOW_TIMEOUT bounds the shadow exchange and the wait
  * for live's body together; one timer for all, `deadline-queue.ts`), made
- * into a capture, or why there is none to compare. The timeout ends the exchanges, not the comparison: a shadow
- * that timed out is a failed side, still captured.
+ * into a capture. `PendingComparison` gathers the sides as they come in;
+ * this makes them the capture. The timeout ends the exchanges, not the
+ * comparison: a shadow that timed out is a failed side, still captured.
  */
 import { canonicalHeaderName, type HeaderMap } from '../../diff/index.ts'
 import { splitTarget } from '../../net/request-target.ts'
@@ -12,38 +13,12 @@ import type { Capture, CapturedExchange } from '../sinks/capture-sink.ts'
 import { headerMapOf } from '../upstream/header-map.ts'
 import { TimeoutReason } from '../upstream/upstream-error.ts'
 import { DeadlineQueue } from './deadline-queue.ts'
-import { forwardShadow } from './forward-shadow.ts'
-import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
-import type { PipelineContext } from './pipeline-context.ts'
 import type { PendingComparison } from './pending-comparison.ts'
 
 const EMPTY = new Uint8Array(0)
 
-/**
- * The capture, or the skip reason when live's body was over the bound
- * (`body_too_large`) or left by the client (`report_failed`). Rejects
- * with the reason when the comparison is abandoned.
- */
-export async function collect(
-  context: PipelineContext,
-  comparison: PendingComparison,
-): Promise<Capture | 'body_too_large' | 'report_failed'> {
-  const deadline = context.shadowDeadlines.add(comparison)
-  let sides: [LiveOutcome, CapturedExchange]
-  try {
-    sides = await Promise.all([comparison.liveOutcome, forwardShadow(context, comparison)])
-  } finally {
-    deadline.cancel()
-  }
-  const [liveSide, shadowSide] = sides
-  if (liveSide.kind === 'abandoned') throw liveSide.reason
-  const live = toLiveExchange(liveSide, comparison.createdAt)
-  if (live === 'too-large') return 'body_too_large'
-  if (live === 'incomplete') return 'report_failed'
-  return captureOf(comparison, live, shadowSide)
-}
-
-function captureOf(comparison: PendingComparison, live: CapturedExchange, shadow: CapturedExchange): Capture {
+/** Both sides of a shadowed request as the sink takes them. */
+export function captureOf(comparison: PendingComparison, live: CapturedExchange, shadow: CapturedExchange): Capture {
   const { id, clientRequestId, method, target, headers } = comparison.request
   const { path, rawQuery } = splitTarget(target)
   const body = comparison.request.body ?? EMPTY

@@ -21,19 +21,15 @@ export async function forwardUnshadowed(
 
 /** A shadowed request: live's exchange, its end told to the comparison. */
 export async function forwardLive(live: LiveForwarder, comparison: PendingComparison): Promise<Response> {
-  const { method, target, headers, body } = comparison.request
+  const { method, target, body } = comparison.request
   const started = performance.now()
-  const result = await live.send(method, target, headers, body)
+  const result = await live.send(method, target, comparison.request.headers, body)
   if (!result.ok) {
     comparison.liveFailed(result.error, result.latencyMs)
     return live.respond(result)
   }
-  const { status, headers: liveHeaders } = result.exchange.response
+  const { status, headers } = result.exchange.response
   // Read before the client's response is sent: Bun then drops Content-Length from these headers.
-  const headerMap = headerMapOf(liveHeaders)
-  return live.respond(
-    result,
-    (end) => comparison.liveEnded(status, headerMap, end, performance.now() - started),
-    comparison.liveCopy,
-  )
+  comparison.liveAnswered(status, headerMapOf(headers), started)
+  return live.respond(result, comparison)
 }

@@ -9,13 +9,14 @@
  * connection on which nothing moves.
  */
 import { exceeds } from '../policy/body-bound.ts'
-import { contentLength, passThrough, type CopyControl, type StreamEnd } from '../upstream/bounded-body.ts'
+import { contentLength, passThrough, type StreamEnd } from '../upstream/bounded-body.ts'
 import { clientResponseHeaders } from '../policy/forward-headers.ts'
 import { problemResponse } from '../../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
 import type { UpstreamClient, UpstreamExchange } from '../upstream/upstream-client.ts'
 import { TimeoutReason, toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
 import { DeadlineQueue } from './deadline-queue.ts'
+import type { LiveBodyWatcher } from './pending-comparison.ts'
 
 export type LiveResult =
   | { readonly ok: true; readonly exchange: UpstreamExchange }
@@ -42,11 +43,11 @@ export interface LiveForwarder {
     body: Uint8Array | ReadableStream<Uint8Array> | null,
   ): Promise<LiveResult>
   /**
-   * The client's response. With `onEnd`, a copy of the body (up to the
-   * bound) is kept and handed over when the body is through, unless `copy`
-   * is given up first.
+   * The client's response. With a `watcher`, a copy of the body (up to the
+   * bound) is kept and handed over when the body is through, unless the
+   * watcher's copy is given up first.
    */
-  respond(result: LiveResult, onEnd?: (end: StreamEnd) => void, copy?: CopyControl): Response
+  respond(result: LiveResult, watcher?: LiveBodyWatcher): Response
 }
 
 /**
@@ -84,29 +85,31 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
     respond,
   }
 
-  function respond(result: LiveResult, onEnd?: (end: StreamEnd) => void, copy?: CopyControl): Response {
+  function respond(result: LiveResult, watcher?: LiveBodyWatcher): Response {
     if (!result.ok) return problemResponse(liveFailureProblem(result.error))
-    const { response, done } = result.exchange
+    const { exchange } = result
+    const { response } = exchange
     const announced = contentLength(response.headers)
-    if (onEnd === undefined) {
+    if (watcher === undefined) {
       // Nothing to watch: the slot is not counted, or a small body is (nearly) all in already.
       if (!slotsBounded || (announced !== undefined && announced <= SMALL_BODY_BYTES)) {
-        done()
+        exchange.done()
         return passOn(response)
       }
       const body = response.body
       if (body === null) {
-        done()
+        exchange.done()
         return passOn(response)
       }
-      return passOn(response, passThrough(body, -1, done))
-    }
-    const finish = (end: StreamEnd) => {
-      done()
-      onEnd(end)
+      return passOn(response, passThrough(body, -1, () => exchange.done()))
     }
     if (announced !== undefined && announced <= SMALL_BODY_BYTES && !exceeds(announced, maxBodyBytes)) {
-      return withCopy(response, finish)
+      void copyWhole(response.clone(), exchange, watcher)
+      return passOn(response)
+    }
+    const finish = (end: StreamEnd) => {
+      exchange.done()
+      watcher.liveBodyEnded(end)
     }
     const body = response.body
     if (body === null) {
@@ -118,7 +121,7 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
       const tooLarge = (end: StreamEnd) => finish(end.kind === 'complete' ? { kind: 'too-large' } : end)
       return passOn(response, passThrough(body, -1, tooLarge))
     }
-    return passOn(response, passThrough(body, maxBodyBytes, finish, copy))
+    return passOn(response, passThrough(body, maxBodyBytes, finish, watcher.liveCopy))
   }
 }
 
@@ -139,7 +142,8 @@ function passOn(response: Response, body?: ReadableStream<Uint8Array> | null): R
 }
 
 /**
- * A small body of announced length, compared: `clone()` makes the copy.
+ * A small body of announced length, compared: `clone()` makes the copy,
+ * read here whole.
  * A body that came in with its headers (the usual case for a small one) is
  * then shared by both responses, nothing is copied or streamed through
  * JavaScript, and live's own response goes to the client: about 5 % of
@@ -150,16 +154,16 @@ function passOn(response: Response, body?: ReadableStream<Uint8Array> | null): R
  * The copy ends with live's body, not with the client: a client that leaves
  * early no longer cancels it, and the request is still compared.
  */
-function withCopy(response: Response, finish: (end: StreamEnd) => void): Response {
-  response
-    .clone()
-    .bytes()
-    .then(
-      // At most the announced length: fetch enforces Content-Length framing.
-      (bytes) => finish({ kind: 'complete', bytes }),
-      (error: unknown) => finish({ kind: 'failed', error }),
-    )
-  return passOn(response)
+async function copyWhole(clone: Response, exchange: UpstreamExchange, watcher: LiveBodyWatcher): Promise<void> {
+  let end: StreamEnd
+  try {
+    // At most the announced length: fetch enforces Content-Length framing.
+    end = { kind: 'complete', bytes: await clone.bytes() }
+  } catch (error) {
+    end = { kind: 'failed', error }
+  }
+  exchange.done()
+  watcher.liveBodyEnded(end)
 }
 
 /** The reason is made when the timer fires: an Error per request would cost a stack capture each. */

@@ -1,23 +1,43 @@
 /**
  * The comparison of one shadowed request, from its admission to its end:
- * what was read of the request, the bytes it holds in the budget, and the hand-over
- * between live's stream (which the client reads, at its own pace) and the
- * background comparison (which waits for live's copy). This object is the
- * only thing the two halves share.
+ * what was read of the request, the bytes it holds in the budget, the
+ * hand-over between live's stream (which the client reads, at its own
+ * pace) and the background half (the shadow's exchange, then the sink),
+ * and the one outcome it ends with. This object is the only thing the two
+ * halves share, and it drives the background half itself: each side
+ * reports to it when it is in (`liveBodyEnded` or `liveFailed`, the shadow's
+ * exchange), and the capture goes to the sink when both are. No promise
+ * stands between live and the comparison, and no closure per request:
+ * each costs an allocation, and the proxy makes these at every request
+ * (docs/proxy.md "CPU per request").
  *
  * Every way a comparison can end early goes through `abandon` (first
  * reason wins): the shadow timeout (`TimeoutReason`), the drain at
  * shutdown (`DrainAbortReason`), or bytes the budget cannot hold
  * (`MemoryBudgetReason`). It aborts the shadow exchange, gives up the copy
- * of live's body (live streams on to the client untouched) and ends the
- * comparison's wait for live.
+ * of live's body (live streams on to the client untouched) and, unless
+ * live's side is in already, ends the wait for it. The shadow's side
+ * still comes in (a timed-out shadow is a failed side): with live's, it is
+ * captured; without, the comparison is skipped.
+ *
+ * Exactly once per comparison, whatever the order of events: one outcome
+ * (compared, reported, or skipped with a reason), and the callbacks slot,
+ * the reservation and the in-flight count given back.
  */
+import { splitTarget } from '../../net/request-target.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import { MemoryBudgetReason, type Reservation } from '../policy/byte-budget.ts'
-import { failedExchange } from '../sinks/capture-sink.ts'
+import { failedExchange, type Capture, type CapturedExchange, type SinkOutcome } from '../sinks/capture-sink.ts'
 import type { CopyControl, StreamEnd } from '../upstream/bounded-body.ts'
 import type { UpstreamError } from '../upstream/upstream-error.ts'
-import type { LiveOutcome } from './live-outcome.ts'
+import { DrainAbortReason, type BackgroundTasks, type TrackedTask } from './background-tasks.ts'
+import { captureOf } from './collect.ts'
+import { compareOrReport } from './compare-or-report.ts'
+import type { Deadline } from './deadline-queue.ts'
+import { forwardShadow } from './forward-shadow.ts'
+import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
+import { skip, type PipelineContext } from './pipeline-context.ts'
+import { startLiveRepeat, type LiveRepeat } from './repeat-live.ts'
 
 /** A request admitted for shadowing, as live and the shadow are sent it. */
 export interface AdmittedRequest {
@@ -33,38 +53,63 @@ export interface AdmittedRequest {
   readonly body: Uint8Array | null
 }
 
-export class PendingComparison {
-  readonly createdAt = new Date()
-  /** How live's response ended, as the comparison sees it; the first settlement wins. */
-  readonly liveOutcome: Promise<LiveOutcome>
-  /**
-   * The copy of live's body that the pass-through keeps for the
-   * comparison: each chunk reserved in the budget, dropped by `abandon`.
-   */
+/** What `live-forwarder.ts` tells the comparison of live's body as it passes to the client. */
+export interface LiveBodyWatcher {
+  /** The copy the pass-through keeps, made on first use (a small body is copied whole instead). */
   readonly liveCopy: CopyControl
+  /** Live's body is through, cut, too large or left by the client. */
+  liveBodyEnded(end: StreamEnd): void
+}
+
+export class PendingComparison implements TrackedTask, LiveBodyWatcher {
+  readonly createdAt = new Date()
+  /** Set by `start` (`BackgroundTasks.track`): aborted by the drain. */
+  drainSignal!: AbortSignal
   private readonly exchangeController = new AbortController()
-  private settleLive!: (outcome: LiveOutcome) => void
+  private tasks!: BackgroundTasks
+  private deadline: Deadline | undefined
+  private repeat: LiveRepeat | undefined
+  /** How live's response ended, as the comparison sees it; the first settlement wins. */
+  private liveSide: LiveOutcome | undefined
+  /** Waiters for live's side (the noise check's repeat); made only when one asks. */
+  private liveWaiters: ((outcome: LiveOutcome) => void)[] | undefined
+  private shadowSide: CapturedExchange | undefined
+  /** Why the shadow's exchange gave no side: the comparison was abandoned (drain, budget). */
+  private shadowRejection: unknown
+  /** Sides not in yet: live's and the shadow's. */
+  private sidesPending = 2
+  private _liveCopy: CopyControl | undefined
   /** Bytes of live's copy reserved so far, chunk by chunk. */
   private liveReserved = 0
+  /** Live's status and headers, taken when its headers arrived, and when it was sent. */
+  private liveStatus = 0
+  private liveHeaders: HeaderMap | undefined
+  private liveStarted = 0
 
   /**
    * @param request what live and the shadow are sent
    * @param reservation the comparison's bytes in the budget, the request body's already in
    */
   constructor(
+    private readonly context: PipelineContext,
     readonly request: AdmittedRequest,
     readonly reservation: Reservation,
-  ) {
-    this.liveOutcome = new Promise<LiveOutcome>((resolve) => {
-      this.settleLive = resolve
-    })
-    this.liveCopy = {
-      dropped: false,
-      reserve: (bytes) => {
-        this.liveReserved += bytes
-        return this.reserve(bytes)
-      },
-    }
+  ) {}
+
+  /**
+   * The background half, started before live's request is sent so that the
+   * shadow's leaves in the same tick: the shadow's exchange, its timeout,
+   * and the noise check's repeat (`repeat-live.ts`).
+   */
+  start(tasks: BackgroundTasks): void {
+    const { context } = this
+    this.tasks = tasks
+    tasks.track(this)
+    context.inFlight.inc()
+    this.deadline = context.shadowDeadlines.add(this)
+    // Started with the comparison: the repeat waits for live's first answer, not for the shadow's.
+    if (context.noise !== undefined) this.repeat = startLiveRepeat(context.noise, this, this.drainSignal)
+    void this.sendShadow()
   }
 
   /** Aborted by `abandon`: the shadow exchange listens to it. */
@@ -72,16 +117,44 @@ export class PendingComparison {
     return this.exchangeController.signal
   }
 
+  /** How live's response ended, for a waiter that cannot be told (the noise check). Never rejects. */
+  get liveOutcome(): Promise<LiveOutcome> {
+    if (this.liveSide !== undefined) return Promise.resolve(this.liveSide)
+    return new Promise((resolve) => (this.liveWaiters ??= []).push(resolve))
+  }
+
+  /**
+   * The copy of live's body that the pass-through keeps for the
+   * comparison: each chunk reserved in the budget, dropped by `abandon`.
+   */
+  get liveCopy(): CopyControl {
+    return (this._liveCopy ??= {
+      dropped: this.liveSide !== undefined,
+      reserve: (bytes) => {
+        this.liveReserved += bytes
+        return this.reserve(bytes)
+      },
+    })
+  }
+
   /**
    * Ends the comparison early (see above). A client that reads live's
    * body slowly, or never, then holds neither the callbacks slot past the
    * bound nor the copy of a body nobody will compare.
    */
-  readonly abandon = (reason: unknown): void => {
+  abandon(reason: unknown): void {
     this.exchangeController.abort(reason)
-    this.liveCopy.dropped = true
-    this.liveCopy.drop?.()
+    const copy = this._liveCopy
+    if (copy !== undefined) {
+      copy.dropped = true
+      copy.drop?.()
+    }
     this.settleLive({ kind: 'abandoned', reason })
+  }
+
+  /** The drain at shutdown aborts the comparison (`BackgroundTasks.drain`). */
+  onDrainAbort(reason: unknown): void {
+    this.abandon(reason)
   }
 
   /** Reserves bytes as they arrive; bytes the budget cannot hold abandon the comparison (`memory_budget`). */
@@ -97,13 +170,118 @@ export class PendingComparison {
   }
 
   /**
-   * Live's body is through, cut, too large or left by the client.
-   * @param headers taken when live's headers arrived, before the client's response went out
-   * @param latencyMs from sending to the end of the body
+   * Live's headers are in, before the client's response goes out.
+   * @param headers taken now: Bun drops Content-Length from live's once the client's response is sent
+   * @param started when live's request was sent (performance.now())
    */
-  liveEnded(status: number, headers: HeaderMap, end: StreamEnd, latencyMs: number): void {
+  liveAnswered(status: number, headers: HeaderMap, started: number): void {
+    this.liveStatus = status
+    this.liveHeaders = headers
+    this.liveStarted = started
+  }
+
+  /** Live's body is through, cut, too large or left by the client (after `liveAnswered`). */
+  liveBodyEnded(end: StreamEnd): void {
+    if (this.liveSide !== undefined) return
     // A small body is copied whole by clone(), not chunk by chunk: reserved once it is in.
-    if (end.kind === 'complete' && end.bytes.byteLength > this.liveReserved) this.reserve(end.bytes.byteLength - this.liveReserved)
-    this.settleLive({ kind: 'response', status, headers, end, latencyMs })
+    if (end.kind === 'complete' && end.bytes.byteLength > this.liveReserved && !this.reserve(end.bytes.byteLength - this.liveReserved)) return
+    const latencyMs = performance.now() - this.liveStarted
+    this.settleLive({ kind: 'response', status: this.liveStatus, headers: this.liveHeaders!, end, latencyMs })
+  }
+
+  private settleLive(outcome: LiveOutcome): void {
+    if (this.liveSide !== undefined) return
+    this.liveSide = outcome
+    const waiters = this.liveWaiters
+    if (waiters !== undefined) {
+      this.liveWaiters = undefined
+      for (const wake of waiters) wake(outcome)
+    }
+    this.sideIn()
+  }
+
+  private async sendShadow(): Promise<void> {
+    try {
+      this.shadowSide = await forwardShadow(this.context, this)
+    } catch (error) {
+      // Only an abandoned comparison's exchange rejects (drain, budget).
+      this.shadowRejection = error
+      this.abandon(error)
+    }
+    this.sideIn()
+  }
+
+  private sideIn(): void {
+    if (--this.sidesPending > 0) return
+    this.deadline?.cancel()
+    let outcome: SinkOutcome | Promise<SinkOutcome>
+    try {
+      outcome = this.compareOrSkip()
+    } catch (error) {
+      outcome = this.abandoned(error)
+    }
+    // A sink that compares answers at once: no promise, no turn of the event loop.
+    if (outcome instanceof Promise || this.repeat !== undefined) void this.endLater(outcome)
+    else this.end(outcome)
+  }
+
+  /** Both sides are in: the capture to the sink, or why there is none. Throws the reason the comparison was abandoned. */
+  private compareOrSkip(): SinkOutcome | Promise<SinkOutcome> {
+    const liveSide = this.liveSide!
+    if (this.shadowRejection !== undefined) throw this.shadowRejection
+    if (liveSide.kind === 'abandoned') throw liveSide.reason
+    const live = toLiveExchange(liveSide, this.createdAt)
+    if (live === 'too-large') return BODY_TOO_LARGE
+    if (live === 'incomplete') return REPORT_FAILED
+    const capture = captureOf(this, live, this.shadowSide!)
+    if (this.repeat !== undefined) return this.withRepeat(capture)
+    return compareOrReport(this.context, this, capture, this.drainSignal)
+  }
+
+  private async withRepeat(capture: Capture): Promise<SinkOutcome> {
+    const liveRepeat = await this.repeat!.result
+    if (liveRepeat !== undefined) capture.liveRepeat = liveRepeat
+    return compareOrReport(this.context, this, capture, this.drainSignal)
+  }
+
+  /** The outcome of a comparison abandoned (or whose sink threw), said in the log unless it is the budget's or the drain's doing. */
+  private abandoned(error: unknown): SinkOutcome {
+    const overBudget = error instanceof MemoryBudgetReason || this.exchange.reason instanceof MemoryBudgetReason
+    if (!overBudget && !(this.drainSignal.reason instanceof DrainAbortReason)) {
+      this.context.warnings.warn('comparison abandoned', { 'request.path': splitTarget(this.request.target).path, error })
+    }
+    return overBudget ? OVER_BUDGET : REPORT_FAILED
+  }
+
+  /** The sink's answer, then the repeat closed, then `end`. Never rejects. */
+  private async endLater(pending: SinkOutcome | Promise<SinkOutcome>): Promise<void> {
+    let outcome: SinkOutcome = REPORT_FAILED
+    try {
+      try {
+        outcome = await pending
+      } catch (error) {
+        outcome = this.abandoned(error)
+      }
+      if (this.repeat !== undefined) await this.repeat.close()
+    } catch (error) {
+      // A bug, not an upstream failure (those are outcomes above).
+      this.context.logger.error('background comparison failed unexpectedly', { error })
+    } finally {
+      this.end(outcome)
+    }
+  }
+
+  /** Gives everything back and counts the outcome: once per comparison. */
+  private end(outcome: SinkOutcome): void {
+    const { context } = this
+    this.reservation.release()
+    context.callbacks.release()
+    context.inFlight.dec()
+    if (outcome.kind === 'skipped') skip(context, outcome.reason, this.request.method, this.request.target)
+    this.tasks.finished(this)
   }
 }
+
+const OVER_BUDGET: SinkOutcome = { kind: 'skipped', reason: 'memory_budget' }
+const REPORT_FAILED: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
+const BODY_TOO_LARGE: SinkOutcome = { kind: 'skipped', reason: 'body_too_large' }

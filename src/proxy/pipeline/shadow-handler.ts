@@ -42,7 +42,6 @@ import { createUpstreamPool } from '../upstream/upstream-pool.ts'
 import { admit, type Admission } from './admit.ts'
 import { BackgroundTasks, type DrainResult } from './background-tasks.ts'
 import { shadowDeadlines } from './collect.ts'
-import { runComparison } from './compare-or-report.ts'
 import { forwardLive, forwardUnshadowed } from './forward-live.ts'
 import { createLiveForwarder } from './live-forwarder.ts'
 import { skip, type PipelineContext } from './pipeline-context.ts'
@@ -241,10 +240,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       reservation.release()
       return forwardRefused({ id, clientRequestId, method, target, headers, body })
     }
-    const comparison = new PendingComparison({ id, clientRequestId, method, target, headers, body }, reservation)
-    context.inFlight.inc()
+    const comparison = new PendingComparison(context, { id, clientRequestId, method, target, headers, body }, reservation)
     // Started first, so the shadow request leaves in the same tick as live's.
-    tasks.run((task) => runComparison(context, comparison, task.signal), logUnexpected, comparison.abandon)
+    comparison.start(tasks)
     return forwardLive(live, comparison)
   }
 

@@ -58,17 +58,25 @@ export function createFetchClient(options: FetchClientOptions): UpstreamClient {
       }
       const latencyMs = performance.now() - started
       recorder?.observe(request.method, response.status, latencyMs / 1000)
-      let released = false
-      return {
-        response,
-        latencyMs,
-        done() {
-          if (released) return
-          released = true
-          slots.release()
-        },
-      }
+      return new FetchExchange(response, latencyMs, slots)
     },
+  }
+}
+
+/** A class, not an object literal: no `done` closure per request. */
+class FetchExchange implements UpstreamExchange {
+  private released = false
+
+  constructor(
+    readonly response: Response,
+    readonly latencyMs: number,
+    private readonly slots: Semaphore,
+  ) {}
+
+  done(): void {
+    if (this.released) return
+    this.released = true
+    this.slots.release()
   }
 }
 
