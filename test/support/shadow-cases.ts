@@ -16,10 +16,10 @@ import { expect, test } from 'bun:test'
 import { EndpointTemplates, endpointOf, errorSignature, signatureOf } from '../../src/insights/index.ts'
 import { SKIP_REASONS, type SkipReason } from '../../src/metrics/index.ts'
 import {
-  freePort,
   GZIP_BYTES,
   json,
   JSON_TEXT,
+  refusedUrl,
   useUpstreamPair,
   waitFor,
   type TestUpstream,
@@ -694,7 +694,7 @@ export function shadowCaseSuite(
 
   for (const shadowCase of cases) {
     test(shadowCase.name, async () => {
-      const shadowUrl = shadowCase.shadowDown ? `http://127.0.0.1:${freePort()}` : shadow.url
+      const shadowUrl = shadowCase.shadowDown ? refusedUrl() : shadow.url
       const target = await start({ ...shadowCase.config, live: live.url, shadow: shadowUrl })
       try {
         await shadowCase.run(new CaseContext(target, live, shadow))

@@ -19,6 +19,7 @@
  */
 import { afterAll, afterEach, beforeAll } from 'bun:test'
 import { gzipSync } from 'node:zlib'
+import { readFileSync } from 'node:fs'
 
 export interface RecordedRequest {
   readonly method: string
@@ -244,6 +245,40 @@ export function freePort(): number {
   const port = probe.port!
   probe.stop(true)
   return port
+}
+
+/**
+ * A URL on 127.0.0.1 that refuses connections for as long as the tests run:
+ * a port below the kernel's ephemeral range where nothing listens now. A
+ * port from `freePort()` is free only until the next listener on port 0,
+ * which may be given the same one (a proxy started after it, whose shadow
+ * URL then points at itself); a port outside that range is never given
+ * out, so nothing takes it.
+ */
+export function refusedUrl(): string {
+  const [low] = ephemeralPortRange()
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const from = Math.max(1024, low - 12_000)
+    const port = from + Math.floor(Math.random() * (low - from))
+    try {
+      Bun.serve({ hostname: '127.0.0.1', port, fetch: () => new Response() }).stop(true)
+      return `http://127.0.0.1:${port}`
+    } catch {
+      // Something listens there: another one.
+    }
+  }
+  throw new Error('no port below the ephemeral range is free on 127.0.0.1')
+}
+
+/** The kernel's range for ports handed out to a listener on port 0 (Linux's default elsewhere). */
+export function ephemeralPortRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+    if (low !== undefined && high !== undefined && low > 0) return [low, high]
+  } catch {
+    // Not Linux: its default.
+  }
+  return [32_768, 60_999]
 }
 
 /**

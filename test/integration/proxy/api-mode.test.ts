@@ -9,7 +9,7 @@ import { loadProxyConfig } from '../../../src/config/proxy-config.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { createProxy } from '../../../src/proxy/start-proxy.ts'
 import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
-import { freePort, json, JSON_DOCUMENT, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { freePort, json, JSON_DOCUMENT, refusedUrl, startUpstreamPair, type TestUpstream, waitFor } from '../../support/upstreams.ts'
 import { sumSamples } from '../../support/prometheus-text.ts'
 import { startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 
@@ -194,7 +194,7 @@ describe('API mode', () => {
     const created = await api.call('POST', '/gates', {
       name: 'proxy-api-mode-down',
       live_url: live.url,
-      shadow_url: `http://127.0.0.1:${freePort()}`,
+      shadow_url: refusedUrl(),
     })
     const downGate = ((await created.json()) as { data: { id: string } }).data.id
     const proxy = await startTestProxy(apiEnv({ SVC_APP_GATE_ID: downGate }))

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { diffSignature, errorSignature } from '../../../src/insights/index.ts'
-import { freePort, gzipJson, json, JSON_DOCUMENT, useUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
+import { gzipJson, json, JSON_DOCUMENT, refusedUrl, type TestUpstream, useUpstreamPair } from '../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 
 let live: TestUpstream
@@ -89,7 +89,7 @@ describe('standalone comparison', () => {
     ))
 
   test('a shadow that is down is a comparison error with shadow status 0; live is unaffected', async () => {
-    const proxy = await startTestProxy(standaloneEnv(live.url, `http://127.0.0.1:${freePort()}`))
+    const proxy = await startTestProxy(standaloneEnv(live.url, refusedUrl()))
     try {
       const response = await fetch(`${proxy.url}/json`)
       expect(response.status).toBe(200)
@@ -105,7 +105,7 @@ describe('standalone comparison', () => {
   })
 
   test('after a refusal the down shadow is not tried again for a moment: the comparison is still an error', async () => {
-    const proxy = await startTestProxy(standaloneEnv(live.url, `http://127.0.0.1:${freePort()}`))
+    const proxy = await startTestProxy(standaloneEnv(live.url, refusedUrl()))
     try {
       for (let i = 0; i < 3; i++) expect((await fetch(`${proxy.url}/json`)).status).toBe(200)
       const counts = await proxy.settled()

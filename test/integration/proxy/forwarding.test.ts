@@ -1,14 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import {
-  freePort,
-  GZIP_BYTES,
-  JSON_TEXT,
-  startResettingServer,
-  startUpstreamPair,
-  type TestUpstream,
-} from '../../support/upstreams.ts'
+import { GZIP_BYTES, JSON_TEXT, refusedUrl, startResettingServer, startUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 import { readTimed } from '../../support/timed-read.ts'
 
@@ -280,7 +273,7 @@ describe('when live gives no response', () => {
 
 describe('live down', () => {
   test('answers 502 Problem when live refuses the connection', async () => {
-    const refused = await startTestProxy(standaloneEnv(`http://127.0.0.1:${freePort()}`, shadow.url))
+    const refused = await startTestProxy(standaloneEnv(refusedUrl(), shadow.url))
     try {
       const response = await fetch(`${refused.url}/json`)
       expect(response.status).toBe(502)

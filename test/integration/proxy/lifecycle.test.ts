@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { freePort, freePorts, startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
+import { freePort, freePorts, refusedUrl, startUpstreamPair, type TestUpstream, waitFor } from '../../support/upstreams.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
 /** Starting a Bun process takes a second or two on a busy 2-core machine. */
@@ -106,7 +106,7 @@ describe('graceful shutdown', () => {
 
   test('SIGTERM: the warnings held back are counted before exit', async () => {
     // A shadow that is down fails every comparison: one warning per interval, then the count.
-    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: `http://127.0.0.1:${freePort()}` })
+    const proxy = await spawnProxy({ SVC_APP_LIVE_URL: live.url, SVC_APP_SHADOW_URL: refusedUrl() })
     try {
       for (let i = 0; i < 20; i++) expect((await fetch(`${proxy.url}/json`)).status).toBe(200)
       proxy.process.kill('SIGTERM')

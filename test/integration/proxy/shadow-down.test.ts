@@ -17,7 +17,7 @@ import {
   type ShadowNotAttempted,
   type ShadowSettings,
 } from '../../../src/proxy/index.ts'
-import { freePort, GZIP_BYTES, JSON_TEXT, useUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
+import { ephemeralPortRange, GZIP_BYTES, JSON_TEXT, refusedUrl, type TestUpstream, useUpstreamPair } from '../../support/upstreams.ts'
 import { testShadowSettings } from '../../support/shadow-settings.ts'
 import { sumSamples } from '../../support/prometheus-text.ts'
 import { standaloneEnv, startTestProxy } from './proxy-harness.ts'
@@ -28,7 +28,18 @@ let live: TestUpstream
 useUpstreamPair((pair) => ({ live } = pair))
 
 /** Nothing listens there: every connection is refused. */
-const downUrl = () => `http://127.0.0.1:${freePort()}`
+const downUrl = () => refusedUrl()
+
+test('the down shadow stays down: its port is outside the range a listener on port 0 is given, and refuses connections', async () => {
+  const [low] = ephemeralPortRange()
+  for (let i = 0; i < 20; i++) {
+    const port = Number(new URL(downUrl()).port)
+    // A port from that range could be given to the proxy itself, whose shadow would then be its own address.
+    expect(port).toBeLessThan(low)
+    expect(port).toBeGreaterThanOrEqual(1024)
+  }
+  await expect(fetch(downUrl())).rejects.toThrow()
+})
 
 function settings(overrides: Partial<ShadowSettings>): ShadowSettings {
   return testShadowSettings(live.url, downUrl(), overrides)

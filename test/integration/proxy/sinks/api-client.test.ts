@@ -9,7 +9,7 @@ import { CircuitBreaker } from '../../../../src/proxy/policy/circuit-breaker.ts'
 import { createUpstreamPool } from '../../../../src/proxy/upstream/upstream-pool.ts'
 import type { UpstreamPool } from '../../../../src/proxy/upstream/upstream-client.ts'
 import { DEFAULT_HTTP_CLIENT } from '../../../../src/proxy/policy/shadow-settings.ts'
-import { freePort } from '../../../support/upstreams.ts'
+import { refusedUrl } from '../../../support/upstreams.ts'
 
 type Script = Array<number | { status: number; headers?: Record<string, string>; body?: unknown }>
 
@@ -125,7 +125,7 @@ describe('API client', () => {
   })
 
   test('retries a refused connection', async () => {
-    const outcome = await client(undefined, {}, `http://127.0.0.1:${freePort()}`).call(post)
+    const outcome = await client(undefined, {}, refusedUrl()).call(post)
     expect(outcome).toEqual({ kind: 'failed', reason: 'api: connection refused', attempts: 4, endedBy: 'retries' })
   })
 

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib'
 import { createUpstreamPool, DEFAULT_HTTP_CLIENT as DEFAULTS, type UpstreamPool } from '../../../../src/proxy/index.ts'
 import type { HttpClientSettings } from '../../../../src/proxy/policy/shadow-settings.ts'
 import { TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
-import { freePort } from '../../../support/upstreams.ts'
+import { refusedUrl } from '../../../support/upstreams.ts'
 
 interface RawConnection {
   readonly socket: Bun.Socket<RawConnection>
@@ -379,7 +379,7 @@ describe('stale connections and failures', () => {
     const pool = createUpstreamPool({ settings: DEFAULT_HTTP_CLIENT })
     pools.push(pool)
     const error = await pool
-      .shadowClient(`http://127.0.0.1:${freePort()}`)
+      .shadowClient(refusedUrl())
       .send(get(), 0)
       .then(() => undefined, (e: unknown) => e)
     expect(error).toMatchObject({ kind: 'refused', message: 'shadow: connection refused' })
