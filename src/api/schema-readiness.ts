@@ -7,9 +7,15 @@ import { within } from '../async/within.ts'
  * that answers but was never migrated (or is behind) fails every query, so
  * readiness must not say ok on a mere `SELECT 1`. Once up to date it is
  * remembered: migrations are forward-only.
+ *
+ * Callers at the same time share one check: on a database never migrated,
+ * every request fails and asks (`plugins/problem-handler.ts`), and a flood
+ * of them must not become a flood of checks. A check that is over is not
+ * reused: the answer right after a migration is the new one.
  */
 export class SchemaReadiness {
   private upToDate = false
+  private inFlight: Promise<string | undefined> | undefined
 
   constructor(
     private readonly sql: postgres.Sql,
@@ -19,6 +25,14 @@ export class SchemaReadiness {
   /** undefined when the schema is up to date, else what is wrong with it, within `timeoutMs`; never throws. */
   async problem(timeoutMs: number): Promise<string | undefined> {
     if (this.upToDate) return undefined
+    const read = (this.inFlight ??= this.check())
+    return within(read, timeoutMs, () => `the schema version could not be read within ${timeoutMs} ms`)
+  }
+
+  private check(): Promise<string | undefined> {
+    const done = () => {
+      this.inFlight = undefined
+    }
     const read = schemaVersion(this.sql).then(
       (version) => {
         if (version >= this.required) {
@@ -29,6 +43,7 @@ export class SchemaReadiness {
       },
       (error: unknown) => `the schema version could not be read: ${(error as Error).message}`,
     )
-    return within(read, timeoutMs, () => `the schema version could not be read within ${timeoutMs} ms`)
+    void read.then(done)
+    return read
   }
 }
