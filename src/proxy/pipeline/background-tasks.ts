@@ -5,15 +5,10 @@
  */
 import { within } from '../../async/within.ts'
 
-/** One background task: the signal it listens to, aborted at the end of a drain. */
-export interface BackgroundTask {
-  readonly signal: AbortSignal
-}
-
 /**
- * A task that says itself when it is over (`BackgroundTasks.finished`):
- * the shadow handler's comparisons, which are objects already, so that
- * tracking one costs no promise or closure of its own.
+ * A background task, which says itself when it is over
+ * (`BackgroundTasks.finished`): the shadow handler's comparisons, objects
+ * already, so that tracking one costs no promise or closure of its own.
  */
 export interface TrackedTask {
   /** The drain's signal when the task was tracked; set by `track`. */
@@ -37,22 +32,6 @@ export class DrainAbortReason extends Error {
   }
 }
 
-/** A task of `run`: its work's promise says when it is over. */
-class RunTask implements TrackedTask, BackgroundTask {
-  constructor(
-    public drainSignal: AbortSignal,
-    private readonly onAbort: ((reason: unknown) => void) | undefined,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.drainSignal
-  }
-
-  onDrainAbort(reason: unknown): void {
-    this.onAbort?.(reason)
-  }
-}
-
 export class BackgroundTasks {
   private readonly _running = new Set<TrackedTask>()
   private _idleWaiters: Array<() => void> = []
@@ -66,28 +45,6 @@ export class BackgroundTasks {
 
   get size(): number {
     return this._running.size
-  }
-
-  /**
-   * Runs `work` in the background with a task of its own; `work` must not
-   * reject (it is the caller's job to turn failures into outcomes). A
-   * rejection is passed to `onUnexpected`. `onAbort` is called once when the
-   * drain aborts the task, after its signal.
-   */
-  run(
-    work: (task: BackgroundTask) => Promise<void>,
-    onUnexpected: (error: unknown) => void,
-    onAbort?: (reason: unknown) => void,
-  ): void {
-    const task = new RunTask(this._controller.signal, onAbort)
-    this._running.add(task)
-    work(task).then(
-      () => this.finished(task),
-      (error: unknown) => {
-        onUnexpected(error)
-        this.finished(task)
-      },
-    )
   }
 
   /** Counts `task` as running until `finished(task)`; sets its `drainSignal`. */

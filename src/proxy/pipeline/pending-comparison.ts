@@ -6,10 +6,10 @@
  * and the one outcome it ends with. This object is the only thing the two
  * halves share, and it drives the background half itself: each side
  * reports to it when it is in (`liveBodyEnded` or `liveFailed`, the shadow's
- * exchange), and the capture goes to the sink when both are. No promise
- * stands between live and the comparison, and no closure per request:
- * each costs an allocation, and the proxy makes these at every request
- * (docs/proxy.md "CPU per request").
+ * exchange), and the capture goes to the sink when both are. No promise,
+ * `Promise.all` or closure hands live's side over: each is an allocation,
+ * and the proxy makes these at every request (docs/proxy.md "CPU per
+ * request").
  *
  * Every way a comparison can end early goes through `abandon` (first
  * reason wins): the shadow timeout (`TimeoutReason`), the drain at
@@ -57,7 +57,7 @@ export interface AdmittedRequest {
 export interface LiveBodyWatcher {
   /** The copy the pass-through keeps, made on first use (a small body is copied whole instead). */
   readonly liveCopy: CopyControl
-  /** Live's body is through, cut, too large or left by the client. */
+  /** Live's body is through, cut, too large or left by the client; called once, after live's headers were taken. */
   liveBodyEnded(end: StreamEnd): void
 }
 
@@ -74,7 +74,8 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   /** Waiters for live's side (the noise check's repeat); made only when one asks. */
   private liveWaiters: ((outcome: LiveOutcome) => void)[] | undefined
   private shadowSide: CapturedExchange | undefined
-  /** Why the shadow's exchange gave no side: the comparison was abandoned (drain, budget). */
+  /** The shadow's exchange gave no side: the comparison was abandoned (drain, budget), for `shadowRejection`. */
+  private shadowRejected = false
   private shadowRejection: unknown
   /** Sides not in yet: live's and the shadow's. */
   private sidesPending = 2
@@ -108,7 +109,14 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
     context.inFlight.inc()
     this.deadline = context.shadowDeadlines.add(this)
     // Started with the comparison: the repeat waits for live's first answer, not for the shadow's.
-    if (context.noise !== undefined) this.repeat = startLiveRepeat(context.noise, this, this.drainSignal)
+    if (context.noise !== undefined) {
+      try {
+        this.repeat = startLiveRepeat(context.noise, this, this.drainSignal)
+      } catch (error) {
+        // A bug: the comparison goes on without its repeat.
+        reportBug(context, 'noise check failed unexpectedly', error)
+      }
+    }
     void this.sendShadow()
   }
 
@@ -205,6 +213,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
       this.shadowSide = await forwardShadow(this.context, this)
     } catch (error) {
       // Only an abandoned comparison's exchange rejects (drain, budget).
+      this.shadowRejected = true
       this.shadowRejection = error
       this.abandon(error)
     }
@@ -228,7 +237,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   /** Both sides are in: the capture to the sink, or why there is none. Throws the reason the comparison was abandoned. */
   private compareOrSkip(): SinkOutcome | Promise<SinkOutcome> {
     const liveSide = this.liveSide!
-    if (this.shadowRejection !== undefined) throw this.shadowRejection
+    if (this.shadowRejected) throw this.shadowRejection
     if (liveSide.kind === 'abandoned') throw liveSide.reason
     const live = toLiveExchange(liveSide, this.createdAt)
     if (live === 'too-large') return BODY_TOO_LARGE
@@ -244,11 +253,15 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
     return compareOrReport(this.context, this, capture, this.drainSignal)
   }
 
-  /** The outcome of a comparison abandoned (or whose sink threw), said in the log unless it is the budget's or the drain's doing. */
+  /** The outcome of a comparison abandoned (or whose sink threw), said in the log unless it is the budget's or the drain's doing. Never throws. */
   private abandoned(error: unknown): SinkOutcome {
     const overBudget = error instanceof MemoryBudgetReason || this.exchange.reason instanceof MemoryBudgetReason
     if (!overBudget && !(this.drainSignal.reason instanceof DrainAbortReason)) {
-      this.context.warnings.warn('comparison abandoned', { 'request.path': splitTarget(this.request.target).path, error })
+      try {
+        this.context.warnings.warn('comparison abandoned', { 'request.path': splitTarget(this.request.target).path, error })
+      } catch (logError) {
+        reportBug(this.context, 'background comparison failed unexpectedly', logError)
+      }
     }
     return overBudget ? OVER_BUDGET : REPORT_FAILED
   }
@@ -265,20 +278,39 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
       if (this.repeat !== undefined) await this.repeat.close()
     } catch (error) {
       // A bug, not an upstream failure (those are outcomes above).
-      this.context.logger.error('background comparison failed unexpectedly', { error })
+      reportBug(this.context, 'background comparison failed unexpectedly', error)
     } finally {
       this.end(outcome)
     }
   }
 
-  /** Gives everything back and counts the outcome: once per comparison. */
+  /**
+   * Gives everything back and counts the outcome: once per comparison.
+   * Never throws: it runs inside whatever brought the last side in (live's
+   * stream, the shadow's exchange, the deadline's timer), and the task is
+   * finished whatever happens, or the drain at shutdown would wait for it.
+   */
   private end(outcome: SinkOutcome): void {
     const { context } = this
-    this.reservation.release()
-    context.callbacks.release()
-    context.inFlight.dec()
-    if (outcome.kind === 'skipped') skip(context, outcome.reason, this.request.method, this.request.target)
-    this.tasks.finished(this)
+    try {
+      this.reservation.release()
+      context.callbacks.release()
+      context.inFlight.dec()
+      if (outcome.kind === 'skipped') skip(context, outcome.reason, this.request.method, this.request.target)
+    } catch (error) {
+      reportBug(context, 'background comparison failed unexpectedly', error)
+    } finally {
+      this.tasks.finished(this)
+    }
+  }
+}
+
+/** Logs a bug in the background half; a logger that fails too is not asked twice: nothing here may throw. */
+function reportBug(context: PipelineContext, message: string, error: unknown): void {
+  try {
+    context.logger.error(message, { error })
+  } catch {
+    // Nowhere left to say it.
   }
 }
 

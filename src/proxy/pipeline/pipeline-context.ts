@@ -37,7 +37,7 @@ export interface PipelineContext {
   /** The shadow side's error text while it is not tried. */
   readonly notAttemptedText: string
   readonly sink: CaptureSink
-  /** The shadow timeout of each comparison in `collect` (`collect.ts` `shadowDeadlines`). */
+  /** The shadow timeout of each comparison, set when it starts (`collect.ts` `shadowDeadlines`). */
   readonly shadowDeadlines: DeadlineQueue<PendingComparison>
   /** `svc_background_comparisons`. */
   readonly inFlight: Gauge

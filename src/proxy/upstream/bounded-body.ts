@@ -199,14 +199,20 @@ export function passThrough(
           if (ended) return
         }
       } catch (error) {
-        finish({ kind: 'failed', error })
         controller.close(error instanceof Error ? error : new Error(String(error)))
+        finish({ kind: 'failed', error })
         return
       }
-      if (!keep) finish({ kind: 'complete', bytes: EMPTY })
-      else if (chunks === undefined) finish({ kind: 'too-large' })
-      else finish({ kind: 'complete', bytes: concatChunks(chunks, total) })
+      const end: StreamEnd = !keep
+        ? { kind: 'complete', bytes: EMPTY }
+        : chunks === undefined
+          ? { kind: 'too-large' }
+          : { kind: 'complete', bytes: concatChunks(chunks, total) }
+      // The client's stream ends first: what `onEnd` does (a comparison
+      // that runs at once, when the shadow's side came in before) is not
+      // the client's to wait for.
       controller.close()
+      finish(end)
     },
     cancel(reason) {
       finish({ kind: 'cancelled' })

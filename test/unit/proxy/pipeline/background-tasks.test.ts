@@ -1,15 +1,36 @@
 import { describe, expect, test } from 'bun:test'
-import { BackgroundTasks, DrainAbortReason } from '../../../../src/proxy/pipeline/background-tasks.ts'
+import { BackgroundTasks, DrainAbortReason, type TrackedTask } from '../../../../src/proxy/pipeline/background-tasks.ts'
+
+/**
+ * A task as the shadow handler's comparisons are: tracked, then finished
+ * when its work is over; `onAbort` hears of the drain's abort.
+ */
+function start(
+  tasks: BackgroundTasks,
+  work: (signal: AbortSignal) => Promise<void>,
+  onAbort?: (reason: unknown) => void,
+): TrackedTask {
+  const task: TrackedTask = {
+    drainSignal: new AbortController().signal,
+    onDrainAbort: (reason) => onAbort?.(reason),
+  }
+  tasks.track(task)
+  const over = () => tasks.finished(task)
+  work(task.drainSignal).then(over, over)
+  return task
+}
+
+const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()))
 
 describe('BackgroundTasks', () => {
   test('drain waits for tasks that finish within the bound', async () => {
     const tasks = new BackgroundTasks()
     let finished = 0
     for (let i = 0; i < 3; i++) {
-      tasks.run(async () => {
+      start(tasks, async () => {
         await Bun.sleep(20)
         finished++
-      }, () => {})
+      })
     }
     expect(tasks.size).toBe(3)
     expect(await tasks.drain(5000)).toEqual({ completed: 3, aborted: 0 })
@@ -19,17 +40,11 @@ describe('BackgroundTasks', () => {
   test('at the bound, the rest are aborted with a DrainAbortReason and awaited', async () => {
     const tasks = new BackgroundTasks()
     let reason: unknown
-    tasks.run(
-      (task) =>
-        new Promise<void>((resolve) => {
-          task.signal.addEventListener('abort', () => {
-            reason = task.signal.reason
-            resolve()
-          })
-        }),
-      () => {},
-    )
-    tasks.run(() => Bun.sleep(5), () => {})
+    start(tasks, async (signal) => {
+      await untilAborted(signal)
+      reason = signal.reason
+    })
+    start(tasks, () => Bun.sleep(5))
     const started = performance.now()
     expect(await tasks.drain(100)).toEqual({ completed: 1, aborted: 1 })
     expect(performance.now() - started).toBeLessThan(2000)
@@ -37,49 +52,43 @@ describe('BackgroundTasks', () => {
     expect(tasks.size).toBe(0)
   })
 
-  test('a task that rejects is reported and still leaves', async () => {
+  test('a task finished twice, or never tracked, changes nothing', async () => {
     const tasks = new BackgroundTasks()
-    const seen: unknown[] = []
-    tasks.run(() => Promise.reject(new Error('bug')), (error) => seen.push(error))
+    const one = start(tasks, () => Bun.sleep(5))
+    start(tasks, () => Bun.sleep(5))
+    tasks.finished(one)
+    tasks.finished(one)
+    tasks.finished({ drainSignal: new AbortController().signal, onDrainAbort() {} })
+    expect(tasks.size).toBe(1)
     await tasks.whenIdle()
-    expect(seen).toHaveLength(1)
     expect(tasks.size).toBe(0)
   })
 
   test('whenIdle resolves at once when nothing runs', async () => {
     await new BackgroundTasks().whenIdle()
   })
+
   test('a task started after a drain aborted the others starts unaborted, and a later drain aborts it', async () => {
     const tasks = new BackgroundTasks()
-    const untilAborted = (signal: AbortSignal) =>
-      new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()))
-    let first: AbortSignal | undefined
-    tasks.run((task) => {
-      first = task.signal
-      return untilAborted(task.signal)
-    }, () => {})
-    let later: AbortSignal | undefined
+    const first = start(tasks, untilAborted)
     const firstDrain = tasks.drain(10)
     // Started while the first drain waits for the aborted task to settle.
     await Bun.sleep(30)
-    tasks.run((task) => {
-      later = task.signal
-      return untilAborted(task.signal)
-    }, () => {})
-    expect(first!.aborted).toBe(true)
-    expect(later!.aborted).toBe(false)
+    const later = start(tasks, untilAborted)
+    expect(first.drainSignal.aborted).toBe(true)
+    expect(later.drainSignal.aborted).toBe(false)
     await firstDrain.catch(() => {})
     expect(await tasks.drain(10)).toEqual({ completed: 0, aborted: 1 })
-    expect(later!.aborted).toBe(true)
+    expect(later.drainSignal.aborted).toBe(true)
   })
 
   test('each aborted task hears of it once, also when two drains end together', async () => {
     const tasks = new BackgroundTasks()
     const heard: unknown[] = []
     for (let i = 0; i < 2; i++) {
-      tasks.run(
-        (task) => new Promise<void>((resolve) => task.signal.addEventListener('abort', () => setTimeout(resolve, 5))),
-        () => {},
+      start(
+        tasks,
+        (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => setTimeout(resolve, 5))),
         (reason) => heard.push(reason),
       )
     }
