@@ -11,7 +11,8 @@ import { within } from '../async/within.ts'
  * Callers at the same time share one check: on a database never migrated,
  * every request fails and asks (`plugins/problem-handler.ts`), and a flood
  * of them must not become a flood of checks. A check that is over is not
- * reused: the answer right after a migration is the new one.
+ * reused (the answer right after a migration is the new one), nor one
+ * that outlived a caller's bound (a database that hung may answer again).
  */
 export class SchemaReadiness {
   private upToDate = false
@@ -26,12 +27,16 @@ export class SchemaReadiness {
   async problem(timeoutMs: number): Promise<string | undefined> {
     if (this.upToDate) return undefined
     const read = (this.inFlight ??= this.check())
-    return within(read, timeoutMs, () => `the schema version could not be read within ${timeoutMs} ms`)
+    return within(read, timeoutMs, () => {
+      // A check that hangs is not shared past its bound: the next caller asks again.
+      if (this.inFlight === read) this.inFlight = undefined
+      return `the schema version could not be read within ${timeoutMs} ms`
+    })
   }
 
   private check(): Promise<string | undefined> {
     const done = () => {
-      this.inFlight = undefined
+      if (this.inFlight === read) this.inFlight = undefined
     }
     const read = schemaVersion(this.sql).then(
       (version) => {

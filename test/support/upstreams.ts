@@ -248,21 +248,28 @@ export function freePort(): number {
 }
 
 /**
- * A URL on 127.0.0.1 that refuses connections for as long as the tests run:
- * a port below the kernel's ephemeral range where nothing listens now. A
- * port from `freePort()` is free only until the next listener on port 0,
- * which may be given the same one (a proxy started after it, whose shadow
- * URL then points at itself); a port outside that range is never given
- * out, so nothing takes it.
+ * A URL on 127.0.0.1 that refuses connections for as long as the tests run
+ * (`unclaimedPort`). A port from `freePort()` is free only until the next
+ * listener on port 0, which may be given the same one (a proxy started
+ * after it, whose shadow URL then points at itself).
  */
 export function refusedUrl(): string {
+  return `http://127.0.0.1:${unclaimedPort()}`
+}
+
+/**
+ * A port on 127.0.0.1 below the kernel's ephemeral range where nothing
+ * listens now: never given to a listener on port 0, so it stays free for
+ * the process the test starts on it (or refused, when none is).
+ */
+export function unclaimedPort(): number {
   const [low] = ephemeralPortRange()
+  const from = Math.max(1024, low - 12_000)
   for (let attempt = 0; attempt < 100; attempt++) {
-    const from = Math.max(1024, low - 12_000)
     const port = from + Math.floor(Math.random() * (low - from))
     try {
       Bun.serve({ hostname: '127.0.0.1', port, fetch: () => new Response() }).stop(true)
-      return `http://127.0.0.1:${port}`
+      return port
     } catch {
       // Something listens there: another one.
     }

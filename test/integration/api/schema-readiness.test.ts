@@ -12,13 +12,13 @@ import { SchemaReadiness } from '../../../src/api/schema-readiness.ts'
 import { migrate } from '../../../src/store/migrator.ts'
 import { BACKENDS, createTestDatabase, DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
 
-/** The database's own client, counting the statements sent through it. */
-function counted(sql: postgres.Sql): { sql: postgres.Sql; statements: () => number } {
+/** The database's own client, counting the statements sent through it; the first `hang` of them never answer. */
+function counted(sql: postgres.Sql, hang = 0): { sql: postgres.Sql; statements: () => number } {
   let statements = 0
   const proxy = new Proxy(sql, {
     apply(target, self, args) {
       statements++
-      return Reflect.apply(target, self, args)
+      return statements <= hang ? new Promise(() => {}) : Reflect.apply(target, self, args)
     },
   })
   return { sql: proxy, statements: () => statements }
@@ -46,6 +46,23 @@ describe.each(BACKENDS)('SchemaReadiness on %s', (backend) => {
         expect(statements()).toBe(3)
         expect(await Promise.all([readiness.problem(5000), readiness.problem(5000)])).toEqual([undefined, undefined])
         expect(statements()).toBe(3)
+      } finally {
+        await database.drop()
+      }
+    },
+    DATABASE_HOOK_TIMEOUT_MS,
+  )
+
+  test(
+    'a check that hangs past a caller\'s bound is not shared: the next caller asks the database again',
+    async () => {
+      const database = await createTestDatabase(backend, { migrate: false })
+      try {
+        const { sql, statements } = counted(database.db.sql, 1)
+        const readiness = new SchemaReadiness(sql)
+        expect(await readiness.problem(50)).toBe('the schema version could not be read within 50 ms')
+        expect(await readiness.problem(2000)).toStartWith('schema version 0, this build needs ')
+        expect(statements()).toBe(2)
       } finally {
         await database.drop()
       }

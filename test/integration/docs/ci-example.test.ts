@@ -11,6 +11,7 @@ import { parse, type TestSuites } from 'junit2json'
 import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
 import { DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
+import { unclaimedPort } from '../../support/upstreams.ts'
 
 const REPO = resolve(import.meta.dir, '../../..')
 const DOC = readFileSync(join(REPO, 'docs/ci.md'), 'utf8')
@@ -65,7 +66,8 @@ describe('docs/ci.md pipelines', () => {
   })
 
   async function runScript(env: Record<string, string>) {
-    const port = 20000 + Math.floor(Math.random() * 20000)
+    // Outside the ephemeral range: a random port there could be one another listener was just given.
+    const port = unclaimedPort()
     const child = Bun.spawn(['bash', join(dir, 'replay.sh')], {
       cwd: dir,
       env: {
@@ -77,6 +79,8 @@ describe('docs/ci.md pipelines', () => {
         CANDIDATE_CMD: `bun ${join(dir, 'candidate.ts')}`,
         CANDIDATE_PORT: String(port),
         SVC_SHADOW_DIR: REPO,
+        // Well within the test's bound: a candidate that cannot start is the script's exit 2, said, not a timeout.
+        CANDIDATE_WAIT: '20',
         ...env,
       },
       stdout: 'pipe',
