@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliCompressSync, brotliDecompressSync, constants, gzipSync, gunzipSync, inflateRawSync } from 'node:zlib'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+// Children get fixed ports: 0 may not be accepted.
+import { freePort } from '../support/ports.ts'
 
 /**
  * The redaction sweep: credentials in every place redaction covers, sent
@@ -127,14 +129,6 @@ function spawnMain(name: string, component: string, env: Record<string, string>,
   const outDone = drain(proc.stdout, 'stdout')
   const errDone = drain(proc.stderr, 'stderr')
   return child
-}
-
-/** A port nothing listens on right now (children get fixed ports: 0 may not be accepted). */
-function freePort(): number {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = listener.port
-  listener.stop(true)
-  return port
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, child?: Child, timeoutMs = 30_000): Promise<T> {

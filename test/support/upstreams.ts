@@ -19,7 +19,8 @@
  */
 import { afterAll, afterEach, beforeAll } from 'bun:test'
 import { gzipSync } from 'node:zlib'
-import { readFileSync } from 'node:fs'
+
+export { ephemeralPortRange, freePort, freePorts, refusedUrl } from './ports.ts'
 
 export interface RecordedRequest {
   readonly method: string
@@ -237,67 +238,6 @@ export function startResettingServer(): { url: string; port: number; stop(): voi
     },
   })
   return { url: `http://127.0.0.1:${listener.port}`, port: listener.port, stop: () => listener.stop(true) }
-}
-
-/** A port on 127.0.0.1 where nothing listens (a refused upstream); free when returned. */
-export function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-/**
- * A URL on 127.0.0.1 that refuses connections for as long as the tests run
- * (`unclaimedPort`). A port from `freePort()` is free only until the next
- * listener on port 0, which may be given the same one (a proxy started
- * after it, whose shadow URL then points at itself).
- */
-export function refusedUrl(): string {
-  return `http://127.0.0.1:${unclaimedPort()}`
-}
-
-/**
- * A port on 127.0.0.1 below the kernel's ephemeral range where nothing
- * listens now: never given to a listener on port 0, so it stays free for
- * the process the test starts on it (or refused, when none is).
- */
-export function unclaimedPort(): number {
-  const [low] = ephemeralPortRange()
-  const from = Math.max(1024, low - 12_000)
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = from + Math.floor(Math.random() * (low - from))
-    try {
-      Bun.serve({ hostname: '127.0.0.1', port, fetch: () => new Response() }).stop(true)
-      return port
-    } catch {
-      // Something listens there: another one.
-    }
-  }
-  throw new Error('no port below the ephemeral range is free on 127.0.0.1')
-}
-
-/** The kernel's range for ports handed out to a listener on port 0 (Linux's default elsewhere). */
-export function ephemeralPortRange(): [number, number] {
-  try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
-    if (low !== undefined && high !== undefined && low > 0) return [low, high]
-  } catch {
-    // Not Linux: its default.
-  }
-  return [32_768, 60_999]
-}
-
-/**
- * `count` distinct ports on 127.0.0.1 where nothing listens, for a process
- * started with SVC_APP_PORT and friends (which take 1-65535, never 0). The
- * probes are held until all are bound, so no two are the same.
- */
-export function freePorts(count: number): number[] {
-  const probes = Array.from({ length: count }, () => Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() }))
-  const ports = probes.map((probe) => probe.port!)
-  for (const probe of probes) probe.stop(true)
-  return ports
 }
 
 /**

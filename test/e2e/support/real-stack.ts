@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePorts } from '../../support/ports.ts'
 import { startHubServer } from '../../../src/hub-server/index.ts'
 import type { HubServer } from '../../../src/hub-server/index.ts'
 import { TEST_API_KEY, startTestApi } from '../../support/api-server.ts'
@@ -38,7 +39,7 @@ export interface RealHubStackOptions {
  * port still free, so a port taken in between costs a spare, not a restart.
  */
 export async function startRealHubStack(options: RealHubStackOptions = {}): Promise<RealHubStack> {
-  const ports = await freePorts((options.hubs ?? 3) + 2)
+  const ports = freePorts((options.hubs ?? 3) + 2)
   const origins = ports.map((p) => `http://127.0.0.1:${p}`)
   const api = await startTestApi('postgres', { SVC_APP_CORS_ORIGINS: origins.join(','), ...options.env })
   const distDir = join(await mkdtemp(join(tmpdir(), 'svc-hub-real-')), 'dist')
@@ -80,12 +81,3 @@ export async function startRealHubStack(options: RealHubStackOptions = {}): Prom
   }
 }
 
-/** `n` distinct free TCP ports on 127.0.0.1 (held together, then released). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = Array.from({ length: n }, () =>
-    Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 204 }) }),
-  )
-  const ports = servers.map((s) => s.port as number)
-  await Promise.all(servers.map((s) => s.stop(true)))
-  return ports
-}

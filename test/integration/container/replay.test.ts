@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { interpolateDeep } from '../../container/compose-interpolation.ts'
+import { freePort } from '../../support/ports.ts'
 import {
   runHealthcheck,
   startContainer,
@@ -64,13 +65,6 @@ const missing = {
 const pending = (...names: (keyof typeof missing)[]) => names.flatMap((n) => missing[n]).join('; ')
 const label = (name: string, ...needs: (keyof typeof missing)[]) =>
   pending(...needs) ? `${name} (skipped: ${pending(...needs)})` : name
-
-function freePort(): number {
-  const socket = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = socket.port
-  socket.stop(true)
-  return port
-}
 
 let workDir: string
 let home: string

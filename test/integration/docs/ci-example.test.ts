@@ -11,7 +11,7 @@ import { parse, type TestSuites } from 'junit2json'
 import { startTestApi, TEST_API_KEY, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
 import { DATABASE_HOOK_TIMEOUT_MS } from '../../support/database.ts'
-import { unclaimedPort } from '../../support/upstreams.ts'
+import { freePort } from '../../support/ports.ts'
 
 const REPO = resolve(import.meta.dir, '../../..')
 const DOC = readFileSync(join(REPO, 'docs/ci.md'), 'utf8')
@@ -66,8 +66,7 @@ describe('docs/ci.md pipelines', () => {
   })
 
   async function runScript(env: Record<string, string>) {
-    // Outside the ephemeral range: a random port there could be one another listener was just given.
-    const port = unclaimedPort()
+    const port = freePort()
     const child = Bun.spawn(['bash', join(dir, 'replay.sh')], {
       cwd: dir,
       env: {
