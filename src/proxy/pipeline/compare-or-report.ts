@@ -30,4 +30,5 @@ export function compareOrReport(
   return comparison.reservation.add(held) ? sink.submit(capture, signal) : OVER_BUDGET
 }
 
-const OVER_BUDGET: SinkOutcome = { kind: 'skipped', reason: 'memory_budget' }
+/** The outcome of a comparison whose bytes the budget cannot hold. */
+export const OVER_BUDGET: SinkOutcome = { kind: 'skipped', reason: 'memory_budget' }

@@ -32,7 +32,7 @@ import type { CopyControl, StreamEnd } from '../upstream/bounded-body.ts'
 import type { UpstreamError } from '../upstream/upstream-error.ts'
 import { DrainAbortReason, type BackgroundTasks, type TrackedTask } from './background-tasks.ts'
 import { captureOf } from './collect.ts'
-import { compareOrReport } from './compare-or-report.ts'
+import { compareOrReport, OVER_BUDGET } from './compare-or-report.ts'
 import type { Deadline } from './deadline-queue.ts'
 import { forwardShadow } from './forward-shadow.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
@@ -114,7 +114,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
         this.repeat = startLiveRepeat(context.noise, this, this.drainSignal)
       } catch (error) {
         // A bug: the comparison goes on without its repeat.
-        reportBug(context, 'noise check failed unexpectedly', error)
+        context.logger.error('noise check failed unexpectedly', { error })
       }
     }
     void this.sendShadow()
@@ -253,15 +253,11 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
     return compareOrReport(this.context, this, capture, this.drainSignal)
   }
 
-  /** The outcome of a comparison abandoned (or whose sink threw), said in the log unless it is the budget's or the drain's doing. Never throws. */
+  /** The outcome of a comparison abandoned (or whose sink threw), said in the log unless it is the budget's or the drain's doing. Never throws (a logger does not). */
   private abandoned(error: unknown): SinkOutcome {
     const overBudget = error instanceof MemoryBudgetReason || this.exchange.reason instanceof MemoryBudgetReason
     if (!overBudget && !(this.drainSignal.reason instanceof DrainAbortReason)) {
-      try {
-        this.context.warnings.warn('comparison abandoned', { 'request.path': splitTarget(this.request.target).path, error })
-      } catch (logError) {
-        reportBug(this.context, 'background comparison failed unexpectedly', logError)
-      }
+      this.context.warnings.warn('comparison abandoned', { 'request.path': splitTarget(this.request.target).path, error })
     }
     return overBudget ? OVER_BUDGET : REPORT_FAILED
   }
@@ -278,7 +274,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
       if (this.repeat !== undefined) await this.repeat.close()
     } catch (error) {
       // A bug, not an upstream failure (those are outcomes above).
-      reportBug(this.context, 'background comparison failed unexpectedly', error)
+      this.context.logger.error('background comparison failed unexpectedly', { error })
     } finally {
       this.end(outcome)
     }
@@ -298,22 +294,12 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
       context.inFlight.dec()
       if (outcome.kind === 'skipped') skip(context, outcome.reason, this.request.method, this.request.target)
     } catch (error) {
-      reportBug(context, 'background comparison failed unexpectedly', error)
+      context.logger.error('background comparison failed unexpectedly', { error })
     } finally {
       this.tasks.finished(this)
     }
   }
 }
 
-/** Logs a bug in the background half; a logger that fails too is not asked twice: nothing here may throw. */
-function reportBug(context: PipelineContext, message: string, error: unknown): void {
-  try {
-    context.logger.error(message, { error })
-  } catch {
-    // Nowhere left to say it.
-  }
-}
-
-const OVER_BUDGET: SinkOutcome = { kind: 'skipped', reason: 'memory_budget' }
 const REPORT_FAILED: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
 const BODY_TOO_LARGE: SinkOutcome = { kind: 'skipped', reason: 'body_too_large' }
