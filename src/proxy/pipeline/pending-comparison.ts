@@ -114,7 +114,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
         this.repeat = startLiveRepeat(context.noise, this, this.drainSignal)
       } catch (error) {
         // A bug: the comparison goes on without its repeat.
-        context.logger.error('noise check failed unexpectedly', { error })
+        context.logger.error('background comparison failed unexpectedly', { error })
       }
     }
     void this.sendShadow()
