@@ -40,6 +40,7 @@ export {
   type SignatureOp,
 } from './signature.ts'
 export { canonicalSignature, SIGNATURE_ID_LENGTH, signatureId } from './signature-id.ts'
+export { DiffSignatureMemo } from './diff-signature-memo.ts'
 export {
   diffSignature,
   errorSignature,

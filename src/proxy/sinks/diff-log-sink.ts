@@ -18,7 +18,15 @@
  * A match with the shadow logs nothing, noisy or not: the counter says it.
  */
 import { compareResponses, compileCaptureOptions, formatPatch, type CompiledCaptureOptions, type PatchOp } from '../../diff/index.ts'
-import { EndpointTemplates, endpointOf, failureClassOf, signatureOf, type ResponseOutcome, type Signature } from '../../insights/index.ts'
+import {
+  DiffSignatureMemo,
+  EndpointTemplates,
+  endpointOf,
+  failureClassOf,
+  signatureOf,
+  type ResponseOutcome,
+  type Signature,
+} from '../../insights/index.ts'
 import type { Logger, RateLimitedLogger } from '../../log/index.ts'
 import type { GateComparisons, GateNoiseChecks } from '../../metrics/index.ts'
 import type { Capture, CaptureSink, CapturedExchange, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
@@ -45,6 +53,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   })
   const templates = options.settings.endpoints ?? EndpointTemplates.NONE
   const erred: SinkOutcome = { kind: 'compared', result: 'error' }
+  const diffSignatures = new DiffSignatureMemo()
 
   /**
    * The endpoint and signature the API gives the same capture: it stores
@@ -53,8 +62,11 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
    */
   function signed(method: string, path: string, live: ResponseOutcome, shadow: ResponseOutcome, ops: readonly PatchOp[]) {
     const endpoint = endpointOf(method.toUpperCase(), path, templates)
-    // Defined for a diff (non-empty ops) and for a failed side, the only callers.
-    const signature = signatureOf(endpoint, { live, shadow, ops }) as Signature
+    // Defined for a diff (non-empty ops) and for a failed side, the only
+    // callers. A diff's from the memo: the same kinds of difference come
+    // back request after request.
+    const failed = live.status === 0 || shadow.status === 0
+    const signature = (failed ? signatureOf(endpoint, { live, shadow, ops }) : diffSignatures.of(endpoint, ops)) as Signature
     return { endpoint: `${endpoint.method} ${endpoint.template}`, signature }
   }
 

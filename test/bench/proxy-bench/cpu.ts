@@ -1,5 +1,5 @@
 /**
- * CPU per request of the proxy process, which background load on a shared
+ * CPU per request of the proxy process (with its workers), which background load on a shared
  * machine distorts far less than throughput: `/proc/<pid>/stat` (utime +
  * stime) before and after a wrk run, divided by the requests wrk counted.
  * Each line also splits it: by thread (`js`, the JavaScript thread; `http`,
@@ -54,7 +54,7 @@ import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
 import { serveFetchHttp1, serveHttp1, serveRawHttp1 } from './http1-floors.ts'
 import { load } from './load.ts'
-import { freePort, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
+import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
 const SELF = resolve(import.meta.path)
 const TICK_US = 1_000_000 / 100 // USER_HZ
@@ -73,8 +73,28 @@ interface CpuSample {
   readonly sys: number
 }
 
-/** A process's CPU so far, by thread kind; threads that end between two samples count as `other`. */
+/**
+ * A process's CPU so far, with its descendants' (the workers of
+ * SVC_APP_WORKERS), by thread kind; threads and processes that end
+ * between two samples count as `other`.
+ */
 function processCpu(pid: number): CpuSample {
+  const sample = { js: 0, http: 0, other: 0, sys: 0 }
+  for (const each of processTree(pid)) {
+    try {
+      const own = ownCpu(each)
+      sample.js += own.js
+      sample.http += own.http
+      sample.other += own.other
+      sample.sys += own.sys
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return sample
+}
+
+function ownCpu(pid: number): CpuSample {
   const total = statUs(`/proc/${pid}/stat`)
   let js = 0
   let http = 0

@@ -8,6 +8,10 @@
  *
  *   bun run test/bench/proxy-bench/pipeline-cpu.ts [requests=200000] [same|every] [in flight=64]
  *
+ * The log is at warn, so a diff writes no record; `PIPELINE_LOG=info`
+ * logs as the proxy does by default: each diff a `response diff detected`
+ * record on stdout (`> /dev/null` for the record's own cost).
+ *
  * With `PIPELINE_CENSUS=1`, it counts instead the objects the JavaScript
  * heap gains per request over 1,000 requests, by type (`bun:jsc`
  * `heapStats()`, with no collection in between): the same figure on any
@@ -24,6 +28,7 @@ import { BENCH_BODY, DIFFERENT_BODY } from './fleet.ts'
 const requests = Number(process.argv[2] ?? 200_000)
 const variant = process.argv[3] === 'every' ? 'every' : 'same'
 const inFlight = Number(process.argv[4] ?? 64)
+const logLevel = process.env.PIPELINE_LOG === 'info' ? 'info' : 'warn'
 
 const liveBody = new TextEncoder().encode(BENCH_BODY)
 const shadowBody = new TextEncoder().encode(variant === 'every' ? DIFFERENT_BODY : BENCH_BODY)
@@ -59,7 +64,8 @@ const handler = createShadowHandler(
     redactedFields: [],
     diff: DEFAULT_DIFF_CONFIG,
   },
-  { logger: createLogger({ level: 'warn', format: 'json', write: () => {} }), pool },
+  // At info, as the proxy runs by default, each diff is a record: written to stdout (send it to /dev/null).
+  { logger: createLogger({ level: logLevel, format: 'json', ...(logLevel === 'info' && process.env.PIPELINE_NOWRITE !== '1' ? {} : { write: () => {} }) }), pool },
 )
 
 async function one(): Promise<void> {
@@ -87,7 +93,7 @@ const started = performance.now()
 await run(requests)
 const cpu = process.cpuUsage(cpuBefore)
 const elapsed = performance.now() - started
-console.log(`${requests} requests, ${variant}: ${((cpu.user + cpu.system) / requests).toFixed(1)} µs CPU per request (${((elapsed * 1000) / requests).toFixed(1)} µs wall)`)
+console.error(`${requests} requests, ${variant}, log at ${logLevel}: ${((cpu.user + cpu.system) / requests).toFixed(1)} µs CPU per request (${((elapsed * 1000) / requests).toFixed(1)} µs wall)`)
 
 /** Objects per request by type: the heap's counts after `count` requests against before, no collection between. */
 async function census(count: number): Promise<void> {
