@@ -29,8 +29,9 @@ export function currentHost(): WorkerHost {
 
 /**
  * The number of worker processes: `auto` is the cores the process may use
- * (`os.availableParallelism()`, which follows `taskset`/cpuset affinity but
- * not a CPU quota: set a number under a quota). Several workers share one
+ * (`os.availableParallelism()`, which in Bun follows `taskset`/cpuset
+ * affinity and a cgroup CPU quota, floored: 1 under `--cpus=1.5`; a test
+ * holds it to that, docs/proxy.md "Workers"). Several workers share one
  * port through SO_REUSEPORT, which spreads connections over the processes
  * on Linux only; elsewhere more than one is refused with one line.
  */
