@@ -71,6 +71,8 @@ export interface BenchRow {
   readonly workers?: string
   /** The median run (by throughput) of the rounds. */
   readonly result: LoadResult | undefined
+  /** Each round's run, in order (the main table's rows). */
+  readonly rounds?: readonly LoadResult[]
   /** Most TIME_WAIT sockets seen on this scenario's upstream ports after a run. */
   readonly timeWait: number
   /** The largest RSS among the proxy's processes after the run, and how many there were. */
@@ -235,7 +237,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
         print(`  round ${round}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (load ${loadText()})`)
       }
     }
-    rows.push(...main.map((t) => ({ name: t.name, workers: t.workers, result: median(t.runs), timeWait: t.timeWait })))
+    rows.push(...main.map((t) => ({ name: t.name, workers: t.workers, result: median(t.runs), rounds: t.runs, timeWait: t.timeWait })))
 
     // Slow and down shadow: short segments alternating with the no-shadow
     // proxy, so that all three see the same background load.

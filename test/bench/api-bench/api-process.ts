@@ -7,6 +7,7 @@
 import { spawn, type Subprocess } from 'bun'
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { freePort } from '../../support/ports.ts'
 
 export const REPO = resolve(import.meta.dir, '../../..')
 
@@ -125,13 +126,8 @@ export function machineCpu(): { busy: number; total: number } {
   return { busy: total - idle, total }
 }
 
-/** A TCP port nobody listens on right now. */
-export function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
+// Below the kernel's ephemeral range, so a port handed out is never given to a listener on port 0 meanwhile.
+export { freePort }
 
 /**
  * User + system CPU time of a process and its descendants so far, in

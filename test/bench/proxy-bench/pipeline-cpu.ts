@@ -10,7 +10,9 @@
  *
  * The log is at warn, so a diff writes no record; `PIPELINE_LOG=info`
  * logs as the proxy does by default: each diff a `response diff detected`
- * record on stdout (`> /dev/null` for the record's own cost).
+ * record on stdout (`> /dev/null` for the record's own cost);
+ * `PIPELINE_NOWRITE=1` builds each record but writes none (the write's
+ * share of it).
  *
  * With `PIPELINE_CENSUS=1`, it counts instead the objects the JavaScript
  * heap gains per request over 1,000 requests, by type (`bun:jsc`

@@ -7,16 +7,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { ShadowVariant } from './fleet.ts'
+import { freePort } from '../../support/ports.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
 const FLEET = resolve(import.meta.dir, 'fleet.ts')
 
-export function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
+// Below the kernel's ephemeral range, so a port handed out is never given to a listener on port 0 meanwhile.
+export { freePort }
 
 export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void> {
   const deadline = performance.now() + timeoutMs

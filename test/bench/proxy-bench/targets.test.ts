@@ -1,0 +1,33 @@
+import { describe, expect, test } from 'bun:test'
+import type { LoadResult } from './load.ts'
+import { checkTargets, pairedRatio, ROW, type MeasuredRow } from './targets.ts'
+
+const run = (rps: number): LoadResult => ({ tool: 'wrk', rps, p50Ms: 1, p99Ms: 5, requests: rps * 6, errors: 0 })
+
+describe('the "no worse than before" target', () => {
+  test('pairs each round with the same round of the code before', () => {
+    expect(pairedRatio([run(100), run(90), run(120)], [run(100), run(100), run(100)])).toBeCloseTo(1.0)
+    expect(pairedRatio([run(90), run(110)], [run(100), run(100)])).toBeCloseTo(1.0)
+    expect(pairedRatio([run(100)], [run(100), run(100)])).toBeUndefined()
+    expect(pairedRatio(undefined, [run(100)])).toBeUndefined()
+  })
+
+  test('a run whose median is lower only because a round hit background load is not a regression', () => {
+    // Background load hit both runs of round 2 and ours of round 3: the medians read 0.58x, the pairs 0.99x.
+    const ours = [run(18_000), run(10_000), run(10_500)]
+    const before = [run(18_200), run(10_100), run(19_000)]
+    const rows: MeasuredRow[] = [
+      { name: ROW.none, workers: '1', result: run(10_500), rounds: ours },
+      { name: ROW.baselineNone, workers: '1', result: run(18_200), rounds: before },
+    ]
+    const check = checkTargets(rows, [], '1').find((c) => c.target.startsWith('no shadowing, 1 worker: no worse'))!
+    expect(check.met).toBe(true)
+    expect(check.measured).toContain('paired by round')
+    // A real regression is still one, paired or not.
+    const slower: MeasuredRow[] = [
+      { name: ROW.none, workers: '1', result: run(15_000), rounds: [run(15_000), run(15_200), run(14_800)] },
+      { name: ROW.baselineNone, workers: '1', result: run(18_200), rounds: before },
+    ]
+    expect(checkTargets(slower, [], '1').find((c) => c.target.startsWith('no shadowing, 1 worker: no worse'))!.met).toBe(false)
+  })
+})
