@@ -60,7 +60,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import {
-  cpuSeconds,
   freePort,
   machineCpu,
   runMigrator,
@@ -74,6 +73,7 @@ import { makeCaptureBodies } from './api-bench/capture-bodies.ts'
 import { closedLoop, fixedRate, type IngestTarget, type LoadReport } from './api-bench/ingest-load.ts'
 import { loadNow, machineLines } from './api-bench/machine.ts'
 import { readCases } from './api-bench/read-cases.ts'
+import { backendCpuBetween, sampleBackends } from './api-bench/postgres-cpu.ts'
 import { measureReads } from './api-bench/read-latency.ts'
 import { compareIngest, printComparison, type CompareResult } from './api-bench/ingest-compare.ts'
 import { errorsText, printResult, TARGET_RATE, targets, type ApiBenchResult, type IngestRun } from './api-bench/report.ts'
@@ -178,13 +178,8 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
     }
     const storedBefore = await storedCount(database, seed.bigGateId)
     const ingest: IngestRun[] = []
-    const backends = async () => {
-      const found = await database!.db.sql<{ pid: number }[]>`
-        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
-      return new Map(found.map((b) => [b.pid, cpuSeconds(b.pid)]))
-    }
     const measure = async (label: string, tool: string | undefined, run: () => Promise<LoadReport & { tool?: string }>) => {
-      const pg0 = await backends()
+      const pg0 = await sampleBackends(database!.db.sql)
       const cpu0 = treeCpuSeconds(api!.pid)
       const main0 = treeCpuSeconds(api!.pid, true)
       const machine0 = machineCpu()
@@ -194,10 +189,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       const machine1 = machineCpu()
       const apiCpu = treeCpuSeconds(api!.pid) - cpu0
       const mainCpu = treeCpuSeconds(api!.pid, true) - main0
-      const pg1 = await backends()
-      // A backend that appeared during the run counts from 0 (its CPU before the run was none).
-      let postgresCpu = 0
-      for (const [pid, cpu] of pg1) if (Number.isFinite(cpu)) postgresCpu += cpu - (pg0.get(pid) ?? 0)
+      const postgresCpu = backendCpuBetween(pg0, await sampleBackends(database!.db.sql))
       const result: IngestRun = {
         ...report,
         label,

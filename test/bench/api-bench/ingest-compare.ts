@@ -18,8 +18,9 @@ import { spawn } from 'bun'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts'
-import { cpuSeconds, freePort, REPO, runMigrator, startApiProcess, stopApiProcess, treeCpuSeconds, type ApiProcess } from './api-process.ts'
+import { freePort, REPO, runMigrator, startApiProcess, stopApiProcess, treeCpuSeconds, type ApiProcess } from './api-process.ts'
 import { closedLoop, type IngestTarget } from './ingest-load.ts'
+import { backendCpuBetween, sampleBackends } from './postgres-cpu.ts'
 import { int, textTable } from './text-table.ts'
 
 export interface CompareSide {
@@ -143,17 +144,11 @@ async function load(side: CompareSide, options: CompareOptions, seconds: number)
     apiKey: side.apiKey,
     bodies: options.bodies,
   }
-  const backends = async () => {
-    const found = await side.database.db.sql<{ pid: number }[]>`
-      SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
-    return new Map(found.map((b) => [b.pid, cpuSeconds(b.pid)]))
-  }
-  const pg0 = await backends()
+  const pg0 = await sampleBackends(side.database.db.sql)
   const api0 = treeCpuSeconds(side.api.pid)
   const report = await closedLoop(target, { seconds, connections: options.connections })
   const apiCpu = treeCpuSeconds(side.api.pid) - api0
-  let postgresCpu = 0
-  for (const [pid, cpu] of await backends()) if (Number.isFinite(cpu)) postgresCpu += cpu - (pg0.get(pid) ?? 0)
+  const postgresCpu = backendCpuBetween(pg0, await sampleBackends(side.database.db.sql))
   const stored = report.statuses['201'] ?? 0
   return {
     capturesPerSecond: stored / report.seconds,
