@@ -5,6 +5,8 @@ import type { DiffSignature } from './signature.ts'
 
 /** Patches with more ops than this are signed afresh: their key would cost about as much as the signature. */
 const MAX_KEYED_OPS = 8
+/** Nor is one whose key is longer (long paths): the memo holds at most capacity × this many characters of keys. */
+const MAX_KEY_LENGTH = 2048
 
 /**
  * `diffSignature` for a process that signs the same kinds of difference
@@ -13,8 +15,9 @@ const MAX_KEYED_OPS = 8
  * patch seen before costs a string key and a map lookup instead of the
  * generalised paths, the sort and the SHA-256 (docs/insights.md
  * "Signatures"). Signatures are frozen, so one object is safely shared.
- * At most `capacity` are kept; when full, the memo starts over, which
- * bounds its memory whatever the traffic.
+ * At most `capacity` are kept, each by a key of at most 2,048 characters;
+ * when full, the memo starts over, which bounds its memory whatever the
+ * traffic.
  */
 export class DiffSignatureMemo {
   private readonly known = new Map<string, DiffSignature>()
@@ -25,6 +28,7 @@ export class DiffSignatureMemo {
   of(endpoint: Endpoint, ops: readonly Pick<PatchOp, 'op' | 'path'>[]): DiffSignature | undefined {
     if (ops.length === 0 || ops.length > MAX_KEYED_OPS) return diffSignature(endpoint, ops)
     const key = keyOf(endpoint, ops)
+    if (key.length > MAX_KEY_LENGTH) return diffSignature(endpoint, ops)
     let signature = this.known.get(key)
     if (signature === undefined) {
       signature = diffSignature(endpoint, ops)!

@@ -58,6 +58,14 @@ describe('DiffSignatureMemo', () => {
     expect(memo.size).toBeLessThanOrEqual(4)
   })
 
+  test('a patch with long paths is signed afresh, not kept: the memo stays small whatever the paths', () => {
+    const memo = new DiffSignatureMemo()
+    const e: Endpoint = { method: 'GET', template: '/x' }
+    const deep = [{ op: 'replace' as const, path: `/body/${'a'.repeat(5000)}` }]
+    expect(memo.of(e, deep)).toEqual(diffSignature(e, deep))
+    expect(memo.size).toBe(0)
+  })
+
   test('a long patch is signed afresh, not kept', () => {
     const memo = new DiffSignatureMemo()
     const e: Endpoint = { method: 'GET', template: '/x' }
