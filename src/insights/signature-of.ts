@@ -54,7 +54,8 @@ export function diffSignature(
     const general = generalisedPath(path)
     // An op name holds no space, so the key tells pairs apart.
     const key = op + ' ' + general
-    if (!distinct.has(key)) distinct.set(key, { op, path: general })
+    // Frozen through and through: a signature may be shared (diff-signature-memo.ts).
+    if (!distinct.has(key)) distinct.set(key, Object.freeze({ op, path: general }))
   }
   const sorted = [...distinct.values()].sort(byPathThenOp)
   const truncated = sorted.length > MAX_SIGNATURE_OPS

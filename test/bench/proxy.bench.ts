@@ -158,14 +158,23 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const pair = () => ({ live: freePort(), shadow: freePort() })
   type Ours = { name: string; workers: string; variant: ShadowVariant | 'none' | 'slow' | 'down'; main?: string; live: number; shadow: number }
   const ours: Ours[] = []
+  // The code before runs right after its counterpart of one worker, in
+  // every round: the "no worse" target pairs the two round by round, and
+  // background load then hits both alike.
+  const before = (variant: 'none' | 'same'): Ours =>
+    variant === 'none'
+      ? { name: ROW.baselineNone, workers: '1', variant, main: baseline, ...pair() }
+      : { name: 'before, shadow + diff, identical', workers: '1', variant, main: baseline, ...pair() }
+  const paired = Boolean(baseline) && workers.includes('1')
   for (const w of workers) {
     ours.push({ name: ROW.none, workers: w, variant: 'none', ...pair() })
-    for (const [variant, name] of SHADOWED) ours.push({ name, workers: w, variant, ...pair() })
+    if (paired && w === '1') ours.push(before('none'))
+    for (const [variant, name] of SHADOWED) {
+      ours.push({ name, workers: w, variant, ...pair() })
+      if (paired && w === '1' && variant === 'same') ours.push(before('same'))
+    }
   }
-  if (baseline) {
-    ours.push({ name: ROW.baselineNone, workers: '1', variant: 'none', main: baseline, ...pair() })
-    ours.push({ name: 'before, shadow + diff, identical', workers: '1', variant: 'same', main: baseline, ...pair() })
-  }
+  if (baseline && !paired) ours.push(before('none'), before('same'))
   const degraded: Ours[] = []
   for (const w of workers) {
     degraded.push({ name: `${ROW.none} (alongside)`, workers: w, variant: 'none', ...pair() })

@@ -15,7 +15,7 @@ import type { Sql } from 'postgres'
 import { cpuSeconds } from './api-process.ts'
 
 export interface BackendsSample {
-  /** When the sample was taken, by PostgreSQL's clock (epoch ms). */
+  /** When the sampling statement started, by PostgreSQL's clock (epoch ms): before its view of the backends. */
   readonly at: number
   /** Per backend pid: its CPU seconds so far (NaN when unreadable) and when it started (epoch ms). */
   readonly backends: ReadonlyMap<number, { readonly cpu: number; readonly started: number }>
@@ -23,7 +23,7 @@ export interface BackendsSample {
 
 export async function sampleBackends(sql: Sql): Promise<BackendsSample> {
   const [row] = await sql<{ at: number; backends: { pid: number; started: number }[] }[]>`
-    SELECT extract(epoch FROM clock_timestamp()) * 1000 AS at,
+    SELECT extract(epoch FROM statement_timestamp()) * 1000 AS at,
       (SELECT coalesce(json_agg(json_build_object('pid', pid, 'started', extract(epoch FROM backend_start) * 1000)), '[]'::json)
          FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()) AS backends`
   return {

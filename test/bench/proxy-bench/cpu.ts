@@ -75,8 +75,9 @@ interface CpuSample {
 
 /**
  * A process's CPU so far, with its descendants' (the workers of
- * SVC_APP_WORKERS), by thread kind; threads and processes that end
- * between two samples count as `other`.
+ * SVC_APP_WORKERS), by thread kind. A thread that ends between two
+ * samples counts as `other`; a worker process that ends drops out of the
+ * later sample (so a round in which one was restarted reads low).
  */
 function processCpu(pid: number): CpuSample {
   const sample = { js: 0, http: 0, other: 0, sys: 0 }

@@ -91,8 +91,8 @@ export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly Op
         ? `${x(one.rps / before.rps)} the req/s (medians)${paired === undefined ? '' : `, ${x(paired)} paired by round`}, p50 ${ms(one.p50Ms)} against ${ms(before.p50Ms)}`
         : 'no baseline (PROXY_BENCH_BASELINE)',
     // Within the noise of a shared machine: 5 %. Each round's two runs,
-    // one right after the other, saw the same background load; the medians
-    // of whole runs may not have (docs/benchmarks/proxy.md).
+    // one right after the other (proxy.bench.ts orders them so), saw the
+    // same background load; the medians of whole runs may not have.
     met: one && before ? (paired ?? one.rps / before.rps) >= 0.95 : undefined,
   })
 

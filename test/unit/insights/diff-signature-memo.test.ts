@@ -45,6 +45,8 @@ describe('DiffSignatureMemo', () => {
     const first = memo.of(e, [{ op: 'replace', path: '/body/items/3/price' }])
     expect(memo.of(e, [{ op: 'replace', path: '/body/items/3/price' }])).toBe(first!)
     expect(Object.isFrozen(first)).toBe(true)
+    expect(Object.isFrozen(first!.ops)).toBe(true)
+    expect(Object.isFrozen(first!.ops[0])).toBe(true)
   })
 
   test('keeps at most its capacity, and an empty patch has no signature', () => {
