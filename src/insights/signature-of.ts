@@ -29,14 +29,19 @@ export interface ResponseOutcome {
  * The signature of a capture, or undefined when it has none (the responses
  * matched): an `error` signature when a side failed, as the comparison
  * decides (a failed side decides alone), else the `diff` signature of its
- * patch.
+ * patch, as `signDiff` gives it (`diffSignature`, or a memo of it:
+ * diff-signature-memo.ts).
  */
-export function signatureOf(endpoint: Endpoint, subject: SignatureSubject): Signature | undefined {
+export function signatureOf(
+  endpoint: Endpoint,
+  subject: SignatureSubject,
+  signDiff: (endpoint: Endpoint, ops: SignatureSubject['ops']) => DiffSignature | undefined = diffSignature,
+): Signature | undefined {
   const { live, shadow } = subject
   if (live.status === 0 || shadow.status === 0) {
     return errorSignature(endpoint, failureClassOf(live), failureClassOf(shadow))
   }
-  return diffSignature(endpoint, subject.ops)
+  return signDiff(endpoint, subject.ops)
 }
 
 /**

@@ -53,7 +53,9 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
   })
   const templates = options.settings.endpoints ?? EndpointTemplates.NONE
   const erred: SinkOutcome = { kind: 'compared', result: 'error' }
+  // The same kinds of difference come back request after request.
   const diffSignatures = new DiffSignatureMemo()
+  const signDiff = diffSignatures.of.bind(diffSignatures)
 
   /**
    * The endpoint and signature the API gives the same capture: it stores
@@ -62,11 +64,8 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
    */
   function signed(method: string, path: string, live: ResponseOutcome, shadow: ResponseOutcome, ops: readonly PatchOp[]) {
     const endpoint = endpointOf(method.toUpperCase(), path, templates)
-    // Defined for a diff (non-empty ops) and for a failed side, the only
-    // callers. A diff's from the memo: the same kinds of difference come
-    // back request after request.
-    const failed = live.status === 0 || shadow.status === 0
-    const signature = (failed ? signatureOf(endpoint, { live, shadow, ops }) : diffSignatures.of(endpoint, ops)) as Signature
+    // Defined for a diff (non-empty ops) and for a failed side, the only callers.
+    const signature = signatureOf(endpoint, { live, shadow, ops }, signDiff) as Signature
     return { endpoint: `${endpoint.method} ${endpoint.template}`, signature }
   }
 

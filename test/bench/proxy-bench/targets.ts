@@ -56,7 +56,8 @@ const ms = (n: number) => `${n.toFixed(2)} ms`
 const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)} %`
 
 export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly OpenLoopRow[], workers: string): TargetCheck[] {
-  const find = (name: string, w?: string) => rows.find((r) => r.name === name && r.workers === w)?.result
+  const row = (name: string, w?: string) => rows.find((r) => r.name === name && r.workers === w)
+  const find = (name: string, w?: string) => row(name, w)?.result
   const direct = find(ROW.direct)
   const mirror = find(ROW.mirror)
   const checks: TargetCheck[] = []
@@ -83,7 +84,7 @@ export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly Op
   })
   const one = find(ROW.none, '1')
   const before = find(ROW.baselineNone, '1')
-  const paired = pairedRatio(rows.find((r) => r.name === ROW.none && r.workers === '1')?.rounds, rows.find((r) => r.name === ROW.baselineNone)?.rounds)
+  const paired = pairedRatio(row(ROW.none, '1')?.rounds, row(ROW.baselineNone, '1')?.rounds)
   checks.push({
     target: 'no shadowing, 1 worker: no worse than before this change (same run)',
     measured:
