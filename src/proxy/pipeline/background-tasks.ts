@@ -13,6 +13,8 @@ import { within } from '../../async/within.ts'
 export interface TrackedTask {
   /** The drain's signal when the task was tracked; set by `track`. */
   drainSignal: AbortSignal
+  /** Its place in the list of running tasks, kept by `BackgroundTasks`: -1 when not running. */
+  trackedIndex: number
   /** Called once when the drain aborts the task, after its signal: a direct call, no event listener per task. */
   onDrainAbort(reason: unknown): void
 }
@@ -32,8 +34,16 @@ export class DrainAbortReason extends Error {
   }
 }
 
+/**
+ * The running tasks are an array, each task knowing its place, not a
+ * `Set`: with a task added and deleted per shadowed request, JSC's Set
+ * kept what its finished tasks referenced alive through minor (eden)
+ * collections, so that a fifth of all the proxy allocated was promoted and
+ * had to wait for a full collection, the pauses that made its p99
+ * (docs/proxy.md "Garbage collection").
+ */
 export class BackgroundTasks {
-  private readonly _running = new Set<TrackedTask>()
+  private readonly _running: TrackedTask[] = []
   private _idleWaiters: Array<() => void> = []
   /**
    * Only a drain aborts tasks, and it aborts all those running at once:
@@ -44,19 +54,29 @@ export class BackgroundTasks {
   private _controller = new AbortController()
 
   get size(): number {
-    return this._running.size
+    return this._running.length
   }
 
-  /** Counts `task` as running until `finished(task)`; sets its `drainSignal`. */
+  /** Counts `task` as running until `finished(task)`; sets its `drainSignal` and `trackedIndex`. */
   track(task: TrackedTask): void {
     task.drainSignal = this._controller.signal
-    this._running.add(task)
+    task.trackedIndex = this._running.length
+    this._running.push(task)
   }
 
-  /** `task` is over (once; a second call does nothing). */
+  /** `task` is over (once; a second call, or a task this does not run, does nothing). */
   finished(task: TrackedTask): void {
-    if (!this._running.delete(task)) return
-    if (this._running.size === 0 && this._idleWaiters.length > 0) {
+    const running = this._running
+    const index = task.trackedIndex
+    if (!(index >= 0) || running[index] !== task) return
+    // The last task takes the finished one's place: no hole, nothing shifted.
+    const last = running.pop()!
+    if (last !== task) {
+      running[index] = last
+      last.trackedIndex = index
+    }
+    task.trackedIndex = -1
+    if (running.length === 0 && this._idleWaiters.length > 0) {
       const waiters = this._idleWaiters
       this._idleWaiters = []
       for (const wake of waiters) wake()
@@ -65,7 +85,7 @@ export class BackgroundTasks {
 
   /** Resolves when no task is running. */
   whenIdle(): Promise<void> {
-    if (this._running.size === 0) return Promise.resolve()
+    if (this._running.length === 0) return Promise.resolve()
     return new Promise((resolve) => this._idleWaiters.push(resolve))
   }
 
@@ -75,13 +95,13 @@ export class BackgroundTasks {
    * aborted task does promptly.
    */
   async drain(timeoutMs: number): Promise<DrainResult> {
-    const before = this._running.size
+    const before = this._running.length
     const timedOut = await within(this.whenIdle().then(() => false), timeoutMs, () => true)
     if (!timedOut) return { completed: before, aborted: 0 }
-    const left = this._running.size
+    const left = this._running.length
     const reason = new DrainAbortReason(timeoutMs)
     // The tasks not aborted yet (a drain running beside this one may have) hold the current signal.
-    const unaborted = [...this._running].filter((task) => !task.drainSignal.aborted)
+    const unaborted = this._running.filter((task) => !task.drainSignal.aborted)
     const controller = this._controller
     this._controller = new AbortController()
     controller.abort(reason)

@@ -65,6 +65,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   readonly createdAt = new Date()
   /** Set by `start` (`BackgroundTasks.track`): aborted by the drain. */
   drainSignal!: AbortSignal
+  trackedIndex = -1
   private readonly exchangeController = new AbortController()
   private tasks!: BackgroundTasks
   private deadline: Deadline | undefined

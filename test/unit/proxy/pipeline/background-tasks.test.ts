@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { BackgroundTasks, DrainAbortReason, type TrackedTask } from '../../../../src/proxy/pipeline/background-tasks.ts'
 
 /**
@@ -12,6 +13,7 @@ function start(
 ): TrackedTask {
   const task: TrackedTask = {
     drainSignal: new AbortController().signal,
+    trackedIndex: -1,
     onDrainAbort: (reason) => onAbort?.(reason),
   }
   tasks.track(task)
@@ -58,10 +60,47 @@ describe('BackgroundTasks', () => {
     start(tasks, () => Bun.sleep(5))
     tasks.finished(one)
     tasks.finished(one)
-    tasks.finished({ drainSignal: new AbortController().signal, onDrainAbort() {} })
+    tasks.finished({ drainSignal: new AbortController().signal, trackedIndex: -1, onDrainAbort() {} })
+    // Running in another tracker, at the place of one running here.
+    const elsewhere = start(new BackgroundTasks(), () => Bun.sleep(5))
+    tasks.finished(elsewhere)
     expect(tasks.size).toBe(1)
     await tasks.whenIdle()
     expect(tasks.size).toBe(0)
+  })
+
+  test('whatever the order tasks finish in, the others run on and the drain aborts exactly them', async () => {
+    // Track and finish in any order (some finished twice) against a model:
+    // the running tasks are a list in which the last takes a finished one's place.
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.boolean(), fc.nat(40)), { maxLength: 80 }), async (steps) => {
+        const tasks = new BackgroundTasks()
+        const all: TrackedTask[] = []
+        const running = new Set<TrackedTask>()
+        const aborted = new Set<TrackedTask>()
+        for (const [add, pick] of steps) {
+          if (add || all.length === 0) {
+            const task: TrackedTask = { drainSignal: new AbortController().signal, trackedIndex: -1, onDrainAbort: () => void aborted.add(task) }
+            tasks.track(task)
+            all.push(task)
+            running.add(task)
+          } else {
+            const task = all[pick % all.length]!
+            tasks.finished(task)
+            running.delete(task)
+          }
+          expect(tasks.size).toBe(running.size)
+        }
+        const left = [...running]
+        // The aborted ones finish as an aborted task does.
+        for (const task of left) task.drainSignal.addEventListener('abort', () => queueMicrotask(() => tasks.finished(task)))
+        expect(await tasks.drain(0)).toEqual({ completed: 0, aborted: left.length })
+        expect([...aborted].sort((a, b) => all.indexOf(a) - all.indexOf(b))).toEqual(left.sort((a, b) => all.indexOf(a) - all.indexOf(b)))
+        expect(tasks.size).toBe(0)
+        for (const task of all) expect(task.trackedIndex).toBe(-1)
+      }),
+      { numRuns: 200 },
+    )
   })
 
   test('whenIdle resolves at once when nothing runs', async () => {
