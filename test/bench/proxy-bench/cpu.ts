@@ -41,7 +41,10 @@
  * A/B comparison of a change, interleaved in the same run, so that load
  * hits both alike). `PROXY_CPU_BASELINE_ENV=NAME=value,...` gives the
  * baseline settings of its own (the connections per host it was best
- * with, say).
+ * with, say). `PROXY_CPU_PROCESSES=N` runs each of `minimal`,
+ * `minimal-shadow`, `serve-http1` and `serve-fetch` as N processes on one
+ * port (SO_REUSEPORT), as `SVC_APP_WORKERS` runs ours: what a second
+ * process costs a reference that has no pipeline.
  */
 import { spawn, type Subprocess } from 'bun'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -52,11 +55,13 @@ import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '..
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
-import { serveFetchHttp1, serveHttp1, serveRawHttp1 } from './http1-floors.ts'
+import { serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED_PORT } from './http1-floors.ts'
 import { load } from './load.ts'
 import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
 const SELF = resolve(import.meta.path)
+/** The references that PROXY_CPU_PROCESSES runs as several processes on one port. */
+const SHAREABLE = ['minimal', 'minimal-shadow', 'serve-http1', 'serve-fetch']
 const TICK_US = 1_000_000 / 100 // USER_HZ
 
 /** utime and stime of a process or thread, in µs. */
@@ -135,6 +140,7 @@ function serveMinimal(port: number, live: string): void {
   Bun.serve({
     hostname: '127.0.0.1',
     port,
+    reusePort: SHARED_PORT,
     async fetch(request) {
       const response = await fetch(live + pathAndQueryOf(request.url), upstreamInit(request))
       return new Response(response.body, { status: response.status, headers: response.headers })
@@ -147,6 +153,7 @@ function serveMinimalShadow(port: number, live: string, shadow: string): void {
   Bun.serve({
     hostname: '127.0.0.1',
     port,
+    reusePort: SHARED_PORT,
     async fetch(request) {
       const path = pathAndQueryOf(request.url)
       const shadowSide = fetch(shadow + path, upstreamInit(request)).then(async (r) => ({ r, body: await r.bytes() }))
@@ -257,7 +264,9 @@ async function main(): Promise<void> {
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
       } else {
         const args = name === 'minimal' ? [String(p.proxy), at(p.live)] : [String(p.proxy), at(p.live), at(p.shadow)]
-        const child = spawn(['bun', 'run', SELF, name, ...args], { stdout: 'ignore', stderr: 'inherit' })
+        const copies = SHARED_PORT && SHAREABLE.includes(name) ? Number(process.env.PROXY_CPU_PROCESSES) : 1
+        const role = copies > 1 ? ['group', String(copies), name] : [name]
+        const child = spawn(['bun', 'run', SELF, ...role, ...args], { stdout: 'ignore', stderr: 'inherit' })
         children.push(child)
         await waitForHttp(at(p.proxy))
         targets.push({ name, pid: child.pid, url: `${at(p.proxy)}/`, us: [], rps: [] })
@@ -295,7 +304,14 @@ async function main(): Promise<void> {
 }
 
 const [role, ...args] = process.argv.slice(2)
-if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
+if (role === 'group') {
+  // PROXY_CPU_PROCESSES copies of a reference on one port, children of this one (so that processCpu counts them all).
+  const copies = Array.from({ length: Number(args[0]) }, () => spawn(['bun', 'run', SELF, ...args.slice(1)], { stdout: 'ignore', stderr: 'inherit' }))
+  process.on('SIGTERM', () => {
+    for (const copy of copies) copy.kill()
+    process.exit(0)
+  })
+} else if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
 else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-http1') serveRawHttp1(Number(args[0]), args[1]!, args[2]!)

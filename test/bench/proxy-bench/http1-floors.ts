@@ -28,6 +28,9 @@ import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts
 
 type Http1Request = UpstreamRequest & { readonly body: null }
 
+/** Several copies of a reference on one port (`cpu.ts`, PROXY_CPU_PROCESSES). */
+export const SHARED_PORT = Number(process.env.PROXY_CPU_PROCESSES ?? 1) > 1
+
 const HEAD_END = Buffer.from('\r\n\r\n')
 const EMPTY = new Uint8Array(0)
 
@@ -89,6 +92,7 @@ export function serveHttp1(port: number, liveUrl: string, shadowUrl: string): vo
   Bun.serve({
     hostname: '127.0.0.1',
     port,
+    reusePort: SHARED_PORT,
     async fetch(request) {
       const l = await send(request.method, pathAndQueryOf(request.url), request.headers)
       if (l === undefined) return new Response(null, { status: 502 })
@@ -106,6 +110,7 @@ export function serveFetchHttp1(port: number, liveUrl: string, shadowUrl: string
   Bun.serve({
     hostname: '127.0.0.1',
     port,
+    reusePort: SHARED_PORT,
     async fetch(request) {
       const pathAndQuery = pathAndQueryOf(request.url)
       const compareWith = both.begin(both.request(request.method, pathAndQuery, request.headers))
