@@ -39,8 +39,7 @@ export class DrainAbortReason extends Error {
  * `Set`: with a task added and deleted per shadowed request, JSC's Set
  * kept what its finished tasks referenced alive through minor (eden)
  * collections, so that a fifth of all the proxy allocated was promoted and
- * had to wait for a full collection, the pauses that made its p99
- * (docs/proxy.md "Garbage collection").
+ * had to wait for a full collection (docs/proxy.md "Garbage collection").
  */
 export class BackgroundTasks {
   private readonly _running: TrackedTask[] = []
@@ -59,6 +58,8 @@ export class BackgroundTasks {
 
   /** Counts `task` as running until `finished(task)`; sets its `drainSignal` and `trackedIndex`. */
   track(task: TrackedTask): void {
+    // A task tracked twice would keep a place nobody frees, and the drain would wait for it forever.
+    if (task.trackedIndex >= 0 && this._running[task.trackedIndex] === task) throw new Error('a background task is already running')
     task.drainSignal = this._controller.signal
     task.trackedIndex = this._running.length
     this._running.push(task)

@@ -307,10 +307,14 @@ const [role, ...args] = process.argv.slice(2)
 if (role === 'group') {
   // PROXY_CPU_PROCESSES copies of a reference on one port, children of this one (so that processCpu counts them all).
   const copies = Array.from({ length: Number(args[0]) }, () => spawn(['bun', 'run', SELF, ...args.slice(1)], { stdout: 'ignore', stderr: 'inherit' }))
-  process.on('SIGTERM', () => {
+  const stopAll = async (code: number) => {
     for (const copy of copies) copy.kill()
-    process.exit(0)
-  })
+    await Promise.all(copies.map((copy) => copy.exited))
+    process.exit(code)
+  }
+  process.on('SIGTERM', () => void stopAll(0))
+  // A copy that fails (its port not shared, say) would leave fewer processes measured than asked.
+  for (const copy of copies) void copy.exited.then((code) => code !== 0 && stopAll(1))
 } else if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
 else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)

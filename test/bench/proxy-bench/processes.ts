@@ -84,7 +84,17 @@ export async function startOurProxy(
 export async function stop(child: Subprocess | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return
   child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  // Killed, it takes its descendants along (a proxy's workers, cpu.ts's copies of a reference):
+  // those it still has then, so that no process id is reused meanwhile.
+  const timer = setTimeout(() => {
+    for (const pid of processTree(child.pid).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // gone already
+      }
+    }
+  }, 15_000)
   await child.exited
   clearTimeout(timer)
 }

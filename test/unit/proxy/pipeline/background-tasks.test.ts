@@ -79,7 +79,13 @@ describe('BackgroundTasks', () => {
         const running = new Set<TrackedTask>()
         const aborted = new Set<TrackedTask>()
         for (const [add, pick] of steps) {
-          if (add || all.length === 0) {
+          const finished = all.filter((task) => !running.has(task))
+          if (add && pick % 4 === 0 && finished.length > 0) {
+            // A finished task may run again.
+            const task = finished[pick % finished.length]!
+            tasks.track(task)
+            running.add(task)
+          } else if (add || all.length === 0) {
             const task: TrackedTask = { drainSignal: new AbortController().signal, trackedIndex: -1, onDrainAbort: () => void aborted.add(task) }
             tasks.track(task)
             all.push(task)
@@ -101,6 +107,13 @@ describe('BackgroundTasks', () => {
       }),
       { numRuns: 200 },
     )
+  })
+
+  test('a task already running cannot be tracked again', () => {
+    const tasks = new BackgroundTasks()
+    const task = start(tasks, () => Bun.sleep(5))
+    expect(() => tasks.track(task)).toThrow('already running')
+    expect(tasks.size).toBe(1)
   })
 
   test('whenIdle resolves at once when nothing runs', async () => {
