@@ -23,7 +23,8 @@ interface Waiter {
 
 export class Semaphore {
   private _inUse = 0
-  private readonly _waiters: Waiter[] = []
+  /** The line; a served waiter's place is emptied, so that it keeps nothing of it until the line is cut. */
+  private readonly _waiters: (Waiter | undefined)[] = []
   private _head = 0
 
   /** @param limit most holders at a time; 0 means unbounded */
@@ -74,7 +75,8 @@ export class Semaphore {
   /** Gives a slot back; the first waiter, if any, takes it over. */
   release(): void {
     if (this._head < this._waiters.length) {
-      const waiter = this._waiters[this._head++]!
+      const waiter = this._waiters[this._head]!
+      this._waiters[this._head++] = undefined
       if (this._head === this._waiters.length) {
         this._waiters.length = 0
         this._head = 0

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { fullGC } from 'bun:jsc'
 import { Semaphore, SemaphoreAbortedError } from '../../../../src/proxy/policy/semaphore.ts'
 
 describe('Semaphore', () => {
@@ -64,6 +65,27 @@ describe('Semaphore', () => {
   test('rejects a negative or fractional limit', () => {
     expect(() => new Semaphore(-1)).toThrow(RangeError)
     expect(() => new Semaphore(1.5)).toThrow(RangeError)
+  })
+
+  test('a served waiter is not kept while others still wait', async () => {
+    const semaphore = new Semaphore(1)
+    await semaphore.acquire()
+    /** A waiter with a signal of its own, watched; nothing here keeps the signal. */
+    const wait = () => {
+      const signal = new AbortController().signal
+      return { served: semaphore.acquire(signal), signal: new WeakRef(signal) }
+    }
+    const first = wait()
+    const second = wait()
+    semaphore.release()
+    await first.served
+    await Bun.sleep(0) // a WeakRef's target is kept until the task that made it ends
+    fullGC()
+    expect(first.signal.deref()).toBeUndefined()
+    expect(second.signal.deref()).toBeDefined()
+    expect(semaphore.waiting).toBe(1)
+    semaphore.release()
+    await second.served
   })
 
   test('a long line of waiters drains completely', async () => {
