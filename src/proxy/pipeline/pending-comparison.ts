@@ -24,6 +24,7 @@
  * (compared, reported, or skipped with a reason), and the callbacks slot,
  * the reservation and the in-flight count given back.
  */
+import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
 import { splitTarget } from '../../net/request-target.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import { MemoryBudgetReason, type Reservation } from '../policy/byte-budget.ts'
@@ -66,7 +67,8 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   /** Set by `start` (`BackgroundTasks.track`): aborted by the drain. */
   drainSignal!: AbortSignal
   trackedIndex = -1
-  private readonly exchangeController = new AbortController()
+  /** Aborted by `abandon`: what the shadow's exchange listens to (no AbortController: `src/async/abort-flag.ts`). */
+  private readonly exchangeAbort = new AbortFlag()
   private tasks!: BackgroundTasks
   private deadline: Deadline | undefined
   private repeat: LiveRepeat | undefined
@@ -122,8 +124,8 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   }
 
   /** Aborted by `abandon`: the shadow exchange listens to it. */
-  get exchange(): AbortSignal {
-    return this.exchangeController.signal
+  get exchange(): AbortLike {
+    return this.exchangeAbort
   }
 
   /** How live's response ended, for a waiter that cannot be told (the noise check). Never rejects. */
@@ -152,7 +154,7 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
    * bound nor the copy of a body nobody will compare.
    */
   abandon(reason: unknown): void {
-    this.exchangeController.abort(reason)
+    this.exchangeAbort.abort(reason)
     const copy = this._liveCopy
     if (copy !== undefined) {
       copy.dropped = true

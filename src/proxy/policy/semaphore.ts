@@ -1,3 +1,5 @@
+import type { AbortLike } from '../../async/abort-flag.ts'
+
 /**
  * A counting semaphore: at most `limit` holders at a time, waiters served in
  * arrival order. `limit` 0 means unbounded (as 0 does for
@@ -17,7 +19,7 @@ export class SemaphoreAbortedError extends Error {
 interface Waiter {
   resolve: () => void
   reject: (error: unknown) => void
-  signal: AbortSignal | undefined
+  signal: AbortLike | undefined
   onAbort: (() => void) | undefined
 }
 
@@ -53,7 +55,7 @@ export class Semaphore {
    * Takes a slot, waiting in line for one when all are held. Rejects with
    * `SemaphoreAbortedError` if `signal` aborts first (and then holds nothing).
    */
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortLike): Promise<void> {
     if (this.tryAcquire()) return Promise.resolve()
     if (signal?.aborted) return Promise.reject(new SemaphoreAbortedError(signal.reason))
     return new Promise<void>((resolve, reject) => {

@@ -2,6 +2,7 @@
  * A connection slot of an upstream host (SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST),
  * taken the same way by fetch's requests and by the shadow's client.
  */
+import type { AbortLike } from '../../async/abort-flag.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
 import { toUpstreamError } from './upstream-error.ts'
 
@@ -10,7 +11,7 @@ import { toUpstreamError } from './upstream-error.ts'
  * on, on the hot path), else a wait in line within `signal`, which rejects
  * with an UpstreamError for `target` when given up.
  */
-export function takeConnectionSlot(slots: Semaphore, signal: AbortSignal, target: string): Promise<void> | undefined {
+export function takeConnectionSlot(slots: Semaphore, signal: AbortLike, target: string): Promise<void> | undefined {
   if (slots.tryAcquire()) return undefined
   return slots.acquire(signal).catch((error: unknown) => {
     throw toUpstreamError(error, target, signal)

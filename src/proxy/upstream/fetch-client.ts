@@ -4,6 +4,7 @@
  * shadow. Live's response is handed on as fetch gives it, which Bun.serve
  * sends natively; the shadow's is read whole within its bound.
  */
+import { abortSignalOf } from '../../async/abort-flag.ts'
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { shadowRequestHeaders } from '../policy/forward-headers.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
@@ -91,7 +92,9 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
   const { target } = client
   return {
     async send(request, maxBodyBytes, reserve) {
-      let signal = request.signal
+      // fetch takes a real AbortSignal, made here from the comparison's (the body's read included).
+      const follower = abortSignalOf(request.signal)
+      let signal = follower.signal
       let headTimer: ReturnType<typeof setTimeout> | undefined
       if (headTimeoutMs > 0) {
         // Only when configured: a second signal costs an allocation per request.
@@ -102,6 +105,9 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
       let exchange: UpstreamExchange
       try {
         exchange = await client.send({ ...request, signal, headers: shadowRequestHeaders(request.headers) })
+      } catch (error) {
+        follower.release()
+        throw error
       } finally {
         clearTimeout(headTimer)
       }
@@ -120,6 +126,7 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
         throw toUpstreamError(error, target, signal)
       } finally {
         exchange.done()
+        follower.release()
       }
     },
   }

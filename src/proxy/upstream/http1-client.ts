@@ -19,6 +19,7 @@
  * a request that can be replayed (RFC 9110 section 9.2.2), as Go's
  * transport and fetch do.
  */
+import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
@@ -35,7 +36,7 @@ export interface Http1Request {
   readonly pathAndQuery: string
   readonly headers: Headers
   readonly body: Uint8Array | null
-  readonly signal: AbortSignal
+  readonly signal: AbortLike
 }
 
 export interface Http1ClientOptions {
@@ -140,13 +141,19 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       let reader = new ResponseReader(method, maxBodyBytes, reserve)
       let signal = request.signal
       let headTimer: ReturnType<typeof setTimeout> | undefined
+      let unfollow: (() => void) | undefined
       if (headTimeoutMs > 0) {
-        // Only when configured: a second signal costs an allocation per request.
-        const head = new AbortController()
-        signal = AbortSignal.any([signal, head.signal])
+        // Only when configured: a second flag, aborted by the request's or by the head's timer.
+        const outer = signal
+        const either = new AbortFlag()
+        if (outer.aborted) either.abort(outer.reason)
+        const follow = () => either.abort(outer.reason)
+        outer.addEventListener('abort', follow)
+        unfollow = () => outer.removeEventListener('abort', follow)
         headTimer = setTimeout(() => {
-          if (reader.head === undefined) head.abort(new HeadTimeoutReason(headTimeoutMs))
+          if (reader.head === undefined) either.abort(new HeadTimeoutReason(headTimeoutMs))
         }, headTimeoutMs)
+        signal = either
         request = { ...request, signal }
       }
       try {
@@ -154,6 +161,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         if (waiting !== undefined) await waiting
       } catch (error) {
         clearTimeout(headTimer)
+        unfollow?.()
         throw error
       }
       const started = performance.now()
@@ -184,6 +192,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         throw toUpstreamError(error, target, signal)
       } finally {
         clearTimeout(headTimer)
+        unfollow?.()
         slots.release()
       }
       // Its head came: observed above with its status, not as a failure.

@@ -3,6 +3,7 @@
  * (`http1-client.ts`) over `Bun.connect`: one exchange at a time, its
  * response fed to a `ResponseReader` as the socket delivers it.
  */
+import type { AbortLike } from '../../async/abort-flag.ts'
 import type { ResponseReader } from './http1-response.ts'
 
 /** A reused keep-alive connection closed before any byte of the response: the server had let it go. */
@@ -31,13 +32,13 @@ export class Connection {
   private unsent: Buffer | undefined
   private resolve: (() => void) | undefined
   private reject: ((error: unknown) => void) | undefined
-  private signal: AbortSignal | undefined
+  private signal: AbortLike | undefined
   private readonly onAbort = () => {
     this.fail(this.signal!.reason)
     this.close()
   }
 
-  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortSignal): Promise<void> {
+  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike): Promise<void> {
     if (signal.aborted) {
       this.close()
       return Promise.reject(signal.reason)
@@ -151,7 +152,7 @@ const handlers: Bun.SocketHandler<Connection> = {
 }
 
 /** Connects, or rejects with the connect error or the signal's reason, whichever comes first. */
-export function connect(hostname: string, port: number, signal: AbortSignal): Promise<Connection> {
+export function connect(hostname: string, port: number, signal: AbortLike): Promise<Connection> {
   if (signal.aborted) return Promise.reject(signal.reason)
   const connection = new Connection()
   return new Promise<Connection>((resolve, reject) => {

@@ -5,6 +5,7 @@
  * types live here, apart from the clients, so that no client imports
  * another.
  */
+import type { AbortLike } from '../../async/abort-flag.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
 import type { HttpClientSettings } from '../policy/shadow-settings.ts'
@@ -53,6 +54,16 @@ export type WholeResponse =
   | { readonly kind: 'over-budget' }
 
 /**
+ * What the shadow is sent: live's request with its body read, ended early
+ * through an AbortLike, which a comparison makes lighter than an
+ * AbortSignal (`src/async/abort-flag.ts`).
+ */
+export interface ShadowRequest extends Omit<UpstreamRequest, 'body' | 'signal'> {
+  readonly body: Uint8Array | null
+  readonly signal: AbortLike
+}
+
+/**
  * The shadow's client: it adds `X-Svc-Mode: shadow` to the request's
  * headers (live's), and reads the response whole, never streamed on.
  */
@@ -65,9 +76,7 @@ export interface ShadowClient {
    * @param maxBodyBytes 0: unlimited
    * @param reserve asked before each piece of the body is kept; `false` drops it (`over-budget`)
    */
-  send(
-    request: UpstreamRequest & { readonly body: Uint8Array | null },
-    maxBodyBytes: number,
+  send(request: ShadowRequest, maxBodyBytes: number,
     reserve?: (bytes: number) => boolean,
   ): Promise<WholeResponse>
 }

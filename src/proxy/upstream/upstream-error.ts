@@ -9,6 +9,7 @@
  * `connection reset`, `response too large (<what>)` and `bad response:
  * <what>` (docs/proxy.md "The shadow's client").
  */
+import type { AbortLike } from '../../async/abort-flag.ts'
 
 /**
  * `too_large`: a head, trailer section or body over its bound;
@@ -60,7 +61,7 @@ export class HeadTimeoutReason extends TimeoutReason {
  * rejects with the signal's reason, which is a `TimeoutReason` when our own
  * timer fired.
  */
-export function toUpstreamError(error: unknown, target: string, signal?: AbortSignal): UpstreamError {
+export function toUpstreamError(error: unknown, target: string, signal?: AbortLike): UpstreamError {
   if (error instanceof UpstreamError) return error
   const reason = signal?.aborted ? signal.reason : undefined
   if (reason instanceof TimeoutReason || error instanceof TimeoutReason) {

@@ -1,0 +1,81 @@
+/**
+ * A cancellation that costs a plain object: what the shadow's own client
+ * listens to for each comparison's exchange, in place of an
+ * AbortController. A controller is a DOM object, and each listener added
+ * to its signal a native one; per shadowed request they cost about 5 µs of
+ * the proxy's CPU (docs/proxy.md "CPU per request"). `fetch` still
+ * needs a real AbortSignal: `abortSignalOf` makes one when asked.
+ */
+
+/** The part of an AbortSignal that our clients and the semaphore read: AbortSignal has it, and so has AbortFlag. */
+export interface AbortLike {
+  readonly aborted: boolean
+  readonly reason: unknown
+  addEventListener(type: 'abort', listener: () => void): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+/**
+ * Aborted once, with a reason; its listeners are called then, in the order
+ * they were added, each once. As with an AbortSignal: a listener added twice
+ * is called once, one added after the abort is never called, and one that
+ * throws does not keep the others from being called (its error is
+ * reported, not thrown).
+ */
+export class AbortFlag implements AbortLike {
+  aborted = false
+  reason: unknown = undefined
+  /** The usual case is one listener at a time: no array for it. */
+  private _first: (() => void) | undefined
+  private _more: (() => void)[] | undefined
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted || this._first === listener || this._more?.includes(listener)) return
+    if (this._first === undefined && this._more === undefined) this._first = listener
+    else (this._more ??= []).push(listener)
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this._first === listener) {
+      this._first = this._more?.shift()
+      return
+    }
+    const more = this._more
+    if (more === undefined) return
+    const index = more.indexOf(listener)
+    if (index !== -1) more.splice(index, 1)
+  }
+
+  /** @param reason as AbortController.abort's: a DOMException named AbortError when undefined */
+  abort(reason?: unknown): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason
+    const listeners = this._first === undefined ? (this._more ?? []) : [this._first, ...(this._more ?? [])]
+    this._first = undefined
+    this._more = undefined
+    for (const listener of listeners) {
+      try {
+        listener()
+      } catch (error) {
+        reportError(error)
+      }
+    }
+  }
+}
+
+/**
+ * A real AbortSignal that follows `abort` (itself when it is one), for
+ * `fetch`; `release` stops the following once the exchange is over.
+ */
+export function abortSignalOf(abort: AbortLike): { readonly signal: AbortSignal; release(): void } {
+  if (abort instanceof AbortSignal) return { signal: abort, release() {} }
+  const controller = new AbortController()
+  if (abort.aborted) {
+    controller.abort(abort.reason)
+    return { signal: controller.signal, release() {} }
+  }
+  const follow = () => controller.abort(abort.reason)
+  abort.addEventListener('abort', follow)
+  return { signal: controller.signal, release: () => abort.removeEventListener('abort', follow) }
+}

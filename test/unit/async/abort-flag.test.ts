@@ -1,0 +1,88 @@
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { AbortFlag, abortSignalOf, type AbortLike } from '../../../src/async/abort-flag.ts'
+
+/** What a sequence of calls does to a cancellation: which listeners were called, in what order, and its state. */
+type Step = { readonly op: 'add' | 'remove'; readonly listener: number } | { readonly op: 'abort'; readonly reason: string | undefined }
+
+function play(target: AbortLike, abort: (reason?: unknown) => void, steps: readonly Step[]) {
+  const calls: number[] = []
+  const listeners = [0, 1, 2, 3].map((n) => () => void calls.push(n))
+  for (const step of steps) {
+    if (step.op === 'add') target.addEventListener('abort', listeners[step.listener]!)
+    else if (step.op === 'remove') target.removeEventListener('abort', listeners[step.listener]!)
+    else abort(step.reason)
+  }
+  const reason = target.reason
+  return { calls, aborted: target.aborted, reason: reason instanceof DOMException ? `DOMException ${reason.name}` : reason }
+}
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ op: fc.constantFrom('add' as const, 'remove' as const), listener: fc.nat(3) }),
+  fc.record({ op: fc.constant('abort' as const), reason: fc.option(fc.string(), { nil: undefined }) }),
+)
+
+describe('AbortFlag', () => {
+  test('does what an AbortController’s signal does, whatever the calls', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        const controller = new AbortController()
+        const flag = new AbortFlag()
+        expect(play(flag, (reason) => flag.abort(reason), steps)).toEqual(play(controller.signal, (reason) => controller.abort(reason), steps))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  test('listeners are called once, in the order added; one added twice once; one added after the abort never', () => {
+    const flag = new AbortFlag()
+    const calls: string[] = []
+    const a = () => void calls.push('a')
+    const b = () => void calls.push('b')
+    flag.addEventListener('abort', a)
+    flag.addEventListener('abort', b)
+    flag.addEventListener('abort', a)
+    flag.abort('why')
+    flag.abort('again')
+    flag.addEventListener('abort', () => void calls.push('late'))
+    expect(calls).toEqual(['a', 'b'])
+    expect(flag.reason).toBe('why')
+  })
+
+  test('without a reason, the reason is a DOMException named AbortError', () => {
+    const flag = new AbortFlag()
+    flag.abort()
+    expect(flag.reason).toBeInstanceOf(DOMException)
+    expect((flag.reason as DOMException).name).toBe('AbortError')
+  })
+})
+
+describe('abortSignalOf', () => {
+  test('an AbortSignal is its own', () => {
+    const signal = new AbortController().signal
+    expect(abortSignalOf(signal).signal).toBe(signal)
+  })
+
+  test('follows the flag with its reason until released', () => {
+    const flag = new AbortFlag()
+    const followed = abortSignalOf(flag)
+    expect(followed.signal.aborted).toBe(false)
+    flag.abort('because')
+    expect(followed.signal.aborted).toBe(true)
+    expect(followed.signal.reason).toBe('because')
+
+    const other = new AbortFlag()
+    const released = abortSignalOf(other)
+    released.release()
+    other.abort('late')
+    expect(released.signal.aborted).toBe(false)
+  })
+
+  test('a flag aborted already gives a signal aborted already', () => {
+    const flag = new AbortFlag()
+    flag.abort('before')
+    const { signal } = abortSignalOf(flag)
+    expect(signal.aborted).toBe(true)
+    expect(signal.reason).toBe('before')
+  })
+})
