@@ -18,9 +18,10 @@ export interface AbortLike {
 /**
  * Aborted once, with a reason; its listeners are called then, in the order
  * they were added, each once. As with an AbortSignal: a listener added twice
- * is called once, one added after the abort is never called, and one that
- * throws does not keep the others from being called (its error is
- * reported, not thrown).
+ * is called once, one added after the abort is never called, one removed
+ * by another listener during the abort is not called, and one that throws
+ * does not keep the others from being called (its error is reported, not
+ * thrown).
  */
 export class AbortFlag implements AbortLike {
   aborted = false
@@ -50,17 +51,23 @@ export class AbortFlag implements AbortLike {
   abort(reason?: unknown): void {
     if (this.aborted) return
     this.aborted = true
-    this.reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason
-    const listeners = this._first === undefined ? (this._more ?? []) : [this._first, ...(this._more ?? [])]
-    this._first = undefined
-    this._more = undefined
+    this.reason = reason === undefined ? new DOMException('The operation was aborted.', 'AbortError') : reason
+    const more = this._more
+    const listeners = this._first === undefined ? (more === undefined ? [] : [...more]) : more === undefined ? [this._first] : [this._first, ...more]
     for (const listener of listeners) {
+      if (!this.has(listener)) continue
       try {
         listener()
       } catch (error) {
         reportError(error)
       }
     }
+    this._first = undefined
+    this._more = undefined
+  }
+
+  private has(listener: () => void): boolean {
+    return this._first === listener || (this._more?.includes(listener) ?? false)
   }
 }
 

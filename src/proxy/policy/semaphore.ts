@@ -5,7 +5,8 @@ import type { AbortLike } from '../../async/abort-flag.ts'
  * arrival order. `limit` 0 means unbounded (as 0 does for
  * SVC_APP_MAX_CONCURRENT_CALLBACKS and SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST,
  * docs/reference/configuration.md "Common").
- * Pure bookkeeping: no timers; a waiter gives up through its AbortSignal.
+ * Pure bookkeeping: no timers; a waiter gives up through its signal (an
+ * AbortSignal or an AbortFlag, `src/async/abort-flag.ts`).
  */
 
 /** `acquire()` gave up because its signal was aborted before a slot freed. */

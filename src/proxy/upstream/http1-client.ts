@@ -165,8 +165,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         throw error
       }
       const started = performance.now()
-      const bytes = requestBytes(request)
       try {
+        const bytes = requestBytes(request)
         let connection: Connection
         try {
           connection = await exchangeOnce(request, bytes, reader, false)

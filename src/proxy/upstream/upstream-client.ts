@@ -76,9 +76,7 @@ export interface ShadowClient {
    * @param maxBodyBytes 0: unlimited
    * @param reserve asked before each piece of the body is kept; `false` drops it (`over-budget`)
    */
-  send(request: ShadowRequest, maxBodyBytes: number,
-    reserve?: (bytes: number) => boolean,
-  ): Promise<WholeResponse>
+  send(request: ShadowRequest, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
 }
 
 export interface UpstreamPool {

@@ -35,7 +35,7 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The reason given to an AbortController when a timeout, not a caller, aborts it. */
+/** The reason given to an AbortController or an AbortFlag when a timeout, not a caller, aborts it. */
 export class TimeoutReason extends Error {
   readonly code = 'timeout'
   constructor(readonly timeoutMs: number) {

@@ -5,17 +5,32 @@ import { AbortFlag, abortSignalOf, type AbortLike } from '../../../src/async/abo
 /** What a sequence of calls does to a cancellation: which listeners were called, in what order, and its state. */
 type Step = { readonly op: 'add' | 'remove'; readonly listener: number } | { readonly op: 'abort'; readonly reason: string | undefined }
 
-function play(target: AbortLike, abort: (reason?: unknown) => void, steps: readonly Step[]) {
+/** What a listener does when called, besides saying so: nothing, or a call on the same cancellation. */
+type Reaction = { readonly op: 'none' } | { readonly op: 'add' | 'remove'; readonly listener: number } | { readonly op: 'abort' }
+
+function play(target: AbortLike, abort: (reason?: unknown) => void, steps: readonly Step[], reactions: readonly Reaction[] = []) {
   const calls: number[] = []
-  const listeners = [0, 1, 2, 3].map((n) => () => void calls.push(n))
+  const listeners: (() => void)[] = [0, 1, 2, 3].map((n) => () => {
+    calls.push(n)
+    const reaction = reactions[n] ?? { op: 'none' }
+    if (reaction.op === 'add') target.addEventListener('abort', listeners[reaction.listener]!)
+    else if (reaction.op === 'remove') target.removeEventListener('abort', listeners[reaction.listener]!)
+    else if (reaction.op === 'abort') abort('again')
+  })
   for (const step of steps) {
     if (step.op === 'add') target.addEventListener('abort', listeners[step.listener]!)
     else if (step.op === 'remove') target.removeEventListener('abort', listeners[step.listener]!)
-    else abort(step.reason)
+    else if (step.op === 'abort') abort(step.reason)
   }
   const reason = target.reason
   return { calls, aborted: target.aborted, reason: reason instanceof DOMException ? `DOMException ${reason.name}` : reason }
 }
+
+const reaction: fc.Arbitrary<Reaction> = fc.oneof(
+  fc.constant({ op: 'none' as const }),
+  fc.record({ op: fc.constantFrom('add' as const, 'remove' as const), listener: fc.nat(3) }),
+  fc.constant({ op: 'abort' as const }),
+)
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constantFrom('add' as const, 'remove' as const), listener: fc.nat(3) }),
@@ -23,15 +38,30 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 )
 
 describe('AbortFlag', () => {
-  test('does what an AbortController’s signal does, whatever the calls', () => {
+  test('does what an AbortController’s signal does, whatever the calls, also from listeners during the abort', () => {
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+      fc.property(fc.array(step, { maxLength: 30 }), fc.array(reaction, { minLength: 4, maxLength: 4 }), (steps, reactions) => {
         const controller = new AbortController()
         const flag = new AbortFlag()
-        expect(play(flag, (reason) => flag.abort(reason), steps)).toEqual(play(controller.signal, (reason) => controller.abort(reason), steps))
+        expect(play(flag, (reason) => flag.abort(reason), steps, reactions)).toEqual(
+          play(controller.signal, (reason) => controller.abort(reason), steps, reactions),
+        )
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     )
+  })
+
+  test('a listener removed by another during the abort is not called', () => {
+    const flag = new AbortFlag()
+    const calls: string[] = []
+    const b = () => void calls.push('b')
+    flag.addEventListener('abort', () => {
+      calls.push('a')
+      flag.removeEventListener('abort', b)
+    })
+    flag.addEventListener('abort', b)
+    flag.abort()
+    expect(calls).toEqual(['a'])
   })
 
   test('listeners are called once, in the order added; one added twice once; one added after the abort never', () => {
@@ -49,11 +79,14 @@ describe('AbortFlag', () => {
     expect(flag.reason).toBe('why')
   })
 
-  test('without a reason, the reason is a DOMException named AbortError', () => {
+  test('without a reason, the reason is an AbortController’s: a DOMException named AbortError', () => {
     const flag = new AbortFlag()
     flag.abort()
+    const controller = new AbortController()
+    controller.abort()
     expect(flag.reason).toBeInstanceOf(DOMException)
     expect((flag.reason as DOMException).name).toBe('AbortError')
+    expect((flag.reason as DOMException).message).toBe((controller.signal.reason as DOMException).message)
   })
 })
 

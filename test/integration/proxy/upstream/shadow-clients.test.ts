@@ -6,6 +6,7 @@
  * one a shadow gets never changes a diff.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { AbortFlag, type AbortLike } from '../../../../src/async/abort-flag.ts'
 import fc from 'fast-check'
 import { gzipSync } from 'node:zlib'
 import { createUpstreamPool, DEFAULT_HTTP_CLIENT, type UpstreamPool } from '../../../../src/proxy/index.ts'
@@ -82,7 +83,7 @@ const request = (pathAndQuery: string) => ({
 })
 
 /** What a send gave: the response, or the error's kind and text. */
-const outcome = (client: ShadowClient, path: string, bound = 0, signal?: AbortSignal) =>
+const outcome = (client: ShadowClient, path: string, bound = 0, signal?: AbortLike) =>
   client.send(signal === undefined ? request(path) : { ...request(path), signal }, bound).then(
     (response) => response,
     (error: UpstreamError) => ({ kind: error.kind, message: error.message }),
@@ -140,12 +141,13 @@ describe('both shadow clients refuse a hostile shadow alike', () => {
     expect({ ours: a, fetch: b }).toEqual({ ours: { kind, message }, fetch: { kind, message } })
   })
 
-  test('a response that never ends: both time out with the same text', async () => {
+  // An AbortFlag is what a comparison gives the shadow's exchange; fetch gets a real signal made from it.
+  test.each(['an AbortSignal', 'an AbortFlag'])('a response that never ends: both time out with the same text, through %s', async (kind) => {
     RESPONSES['/never-ends'] = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial')
-    const timedOut = () => {
-      const controller = new AbortController()
+    const timedOut = (): AbortLike => {
+      const controller = kind === 'an AbortFlag' ? new AbortFlag() : new AbortController()
       setTimeout(() => controller.abort(new TimeoutReason(200)), 200)
-      return controller.signal
+      return controller instanceof AbortFlag ? controller : controller.signal
     }
     const [a, b] = await Promise.all([outcome(ours, '/never-ends', 0, timedOut()), outcome(viaFetch, '/never-ends', 0, timedOut())])
     delete RESPONSES['/never-ends']
