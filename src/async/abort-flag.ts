@@ -52,8 +52,9 @@ export class AbortFlag implements AbortLike {
     if (this.aborted) return
     this.aborted = true
     this.reason = reason === undefined ? new DOMException('The operation was aborted.', 'AbortError') : reason
-    const more = this._more
-    const listeners = this._first === undefined ? (more === undefined ? [] : [...more]) : more === undefined ? [this._first] : [this._first, ...more]
+    // A copy: a listener may remove another while this runs, which `has` then sees.
+    const listeners = [...(this._more ?? [])]
+    if (this._first !== undefined) listeners.unshift(this._first)
     for (const listener of listeners) {
       if (!this.has(listener)) continue
       try {
@@ -72,17 +73,25 @@ export class AbortFlag implements AbortLike {
 }
 
 /**
+ * Calls `abort` with `source`'s reason when `source` aborts (at once if it
+ * has); the function returned stops the following.
+ */
+export function followAbort(source: AbortLike, abort: (reason: unknown) => void): () => void {
+  if (source.aborted) {
+    abort(source.reason)
+    return () => {}
+  }
+  const follow = () => abort(source.reason)
+  source.addEventListener('abort', follow)
+  return () => source.removeEventListener('abort', follow)
+}
+
+/**
  * A real AbortSignal that follows `abort` (itself when it is one), for
  * `fetch`; `release` stops the following once the exchange is over.
  */
 export function abortSignalOf(abort: AbortLike): { readonly signal: AbortSignal; release(): void } {
   if (abort instanceof AbortSignal) return { signal: abort, release() {} }
   const controller = new AbortController()
-  if (abort.aborted) {
-    controller.abort(abort.reason)
-    return { signal: controller.signal, release() {} }
-  }
-  const follow = () => controller.abort(abort.reason)
-  abort.addEventListener('abort', follow)
-  return { signal: controller.signal, release: () => abort.removeEventListener('abort', follow) }
+  return { signal: controller.signal, release: followAbort(abort, (reason) => controller.abort(reason)) }
 }

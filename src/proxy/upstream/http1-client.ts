@@ -19,7 +19,7 @@
  * a request that can be replayed (RFC 9110 section 9.2.2), as Go's
  * transport and fetch do.
  */
-import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
+import { AbortFlag, followAbort, type AbortLike } from '../../async/abort-flag.ts'
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
@@ -144,12 +144,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       let unfollow: (() => void) | undefined
       if (headTimeoutMs > 0) {
         // Only when configured: a second flag, aborted by the request's or by the head's timer.
-        const outer = signal
         const either = new AbortFlag()
-        if (outer.aborted) either.abort(outer.reason)
-        const follow = () => either.abort(outer.reason)
-        outer.addEventListener('abort', follow)
-        unfollow = () => outer.removeEventListener('abort', follow)
+        unfollow = followAbort(signal, (reason) => either.abort(reason))
         headTimer = setTimeout(() => {
           if (reader.head === undefined) either.abort(new HeadTimeoutReason(headTimeoutMs))
         }, headTimeoutMs)

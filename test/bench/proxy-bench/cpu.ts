@@ -55,7 +55,7 @@ import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '..
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
-import { serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED_PORT } from './http1-floors.ts'
+import { REFERENCE_PROCESSES, serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED_PORT } from './http1-floors.ts'
 import { load } from './load.ts'
 import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
@@ -264,7 +264,7 @@ async function main(): Promise<void> {
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
       } else {
         const args = name === 'minimal' ? [String(p.proxy), at(p.live)] : [String(p.proxy), at(p.live), at(p.shadow)]
-        const copies = SHARED_PORT && SHAREABLE.includes(name) ? Number(process.env.PROXY_CPU_PROCESSES) : 1
+        const copies = SHAREABLE.includes(name) ? REFERENCE_PROCESSES : 1
         const role = copies > 1 ? ['group', String(copies), name] : [name]
         const child = spawn(['bun', 'run', SELF, ...role, ...args], { stdout: 'ignore', stderr: 'inherit' })
         children.push(child)

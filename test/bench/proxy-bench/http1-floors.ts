@@ -28,8 +28,9 @@ import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts
 
 type Http1Request = UpstreamRequest & { readonly body: null }
 
-/** Several copies of a reference on one port (`cpu.ts`, PROXY_CPU_PROCESSES). */
-export const SHARED_PORT = Number(process.env.PROXY_CPU_PROCESSES ?? 1) > 1
+/** How many copies of a reference share one port (`cpu.ts`, PROXY_CPU_PROCESSES). */
+export const REFERENCE_PROCESSES = Number(process.env.PROXY_CPU_PROCESSES ?? 1)
+export const SHARED_PORT = REFERENCE_PROCESSES > 1
 
 const HEAD_END = Buffer.from('\r\n\r\n')
 const EMPTY = new Uint8Array(0)
