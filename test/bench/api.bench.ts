@@ -61,7 +61,6 @@ import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import {
   freePort,
-  machineCpu,
   runMigrator,
   startApiProcess,
   stopApiProcess,
@@ -71,7 +70,7 @@ import {
 } from './api-bench/api-process.ts'
 import { makeCaptureBodies } from './api-bench/capture-bodies.ts'
 import { closedLoop, fixedRate, type IngestTarget, type LoadReport } from './api-bench/ingest-load.ts'
-import { loadNow, machineLines } from './api-bench/machine.ts'
+import { loadNow, machineLines, machineShares, machineTicks } from './api-bench/machine.ts'
 import { readCases } from './api-bench/read-cases.ts'
 import { backendCpuBetween, sampleBackends } from './api-bench/postgres-cpu.ts'
 import { measureReads } from './api-bench/read-latency.ts'
@@ -182,11 +181,11 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
       const pg0 = await sampleBackends(database!.db.sql)
       const cpu0 = treeCpuSeconds(api!.pid)
       const main0 = treeCpuSeconds(api!.pid, true)
-      const machine0 = machineCpu()
+      const machine0 = machineTicks()
       const t0 = performance.now()
       const report = await run()
       const wall = (performance.now() - t0) / 1000
-      const machine1 = machineCpu()
+      const machine1 = machineTicks()
       const apiCpu = treeCpuSeconds(api!.pid) - cpu0
       const mainCpu = treeCpuSeconds(api!.pid, true) - main0
       const postgresCpu = backendCpuBetween(pg0, await sampleBackends(database!.db.sql))
@@ -198,7 +197,7 @@ export async function runApiBench(options: ApiBenchOptions = {}): Promise<ApiBen
         apiCores: apiCpu / wall,
         apiMainThreadCores: mainCpu / wall,
         postgresCores: postgresCpu / wall,
-        machineBusy: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
+        machineBusy: machineShares(machine0, machine1).busy,
       }
       print(`[${elapsed()}]   ${label}: ${int(result.capturesPerSecond)} captures/s, p50 ${ms(result.p50Ms)}, ` +
         `p99 ${ms(result.p99Ms)}, ${errorsText(result)}, API ${result.apiCores.toFixed(2)} cores (JS thread ${result.apiMainThreadCores.toFixed(2)}), PostgreSQL ${result.postgresCores.toFixed(2)} cores, machine ${(result.machineBusy * 100).toFixed(0)}% busy, ` +

@@ -46,6 +46,7 @@ import { SKIP_REASONS } from '../../src/metrics/index.ts'
 import type { ShadowVariant } from './proxy-bench/fleet.ts'
 import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
 import { openLoop } from './proxy-bench/open-loop.ts'
+import { machineShares, machineTicks, stealText, type MachineTicks } from './api-bench/machine.ts'
 import {
   freePort,
   hasNginx,
@@ -148,6 +149,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   // On a shared machine, say how busy it was before we added our load.
   const idleBefore = await cpuIdleText()
   print(`machine before the run: ${idleBefore}`)
+  const runStart = machineTicks()
   if (!workersSupported) print('SVC_APP_WORKERS is not a variable of this proxy: one worker only')
   if (!hasWrk) print('wrk not found (apt-get install -y wrk): using the slower in-process load generator')
   if (!hasNginx) print('nginx not found (apt-get install -y nginx): the nginx rows are skipped')
@@ -196,11 +198,14 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const rows: BenchRow[] = []
   const openRows: OpenLoopRow[] = []
 
+  /** The run's result, and the machine's ticks around it: its line says how much the hypervisor took meanwhile. */
   const run = async (target: Target, runSeconds: number) => {
+    const before = machineTicks()
     const result = await load(target.url, runSeconds, connections)
+    const machine = { before, after: machineTicks() }
     target.runs.push(result)
     target.timeWait = Math.max(target.timeWait, timeWait(target.ports))
-    return result
+    return { result, machine }
   }
   const target = (name: string, url: string, targetPorts: number[], workersOf?: string, proxy?: OurProxy): Target => ({
     name,
@@ -242,8 +247,8 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     for (const t of main) await load(t.url, 1, connections) // warm-up: connections, JIT
     for (let round = 1; round <= rounds; round++) {
       for (const t of main) {
-        const r = await run(t, seconds)
-        print(`  round ${round}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (load ${loadText()})`)
+        const { result: r, machine } = await run(t, seconds)
+        print(`  round ${round}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${noiseText(machine)})`)
       }
     }
     rows.push(...main.map((t) => ({ name: t.name, workers: t.workers, result: median(t.runs), rounds: t.runs, timeWait: t.timeWait })))
@@ -278,13 +283,15 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     print(`open loop at ${rate} req/s, ${openSeconds} s a run, ${rounds} rounds`)
     for (let round = 1; round <= rounds; round++) {
       for (const t of open) {
+        const before = machineTicks()
         const r = await openLoop(t.url, rate, openSeconds, connections)
+        const machine = { before, after: machineTicks() }
         const s = samples.get(t)!
         s.p50.push(r.p50Ms)
         s.p99.push(r.p99Ms)
         s.dropped += r.dropped
         s.errors += r.socketErrors + Object.entries(r.statuses).reduce((n, [status, count]) => n + (Number(status) >= 400 ? count : 0), 0)
-        print(`  round ${round}, ${label(t)}: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.completed} answered, ${r.dropped} dropped (load ${loadText()})`)
+        print(`  round ${round}, ${label(t)}: p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, ${r.completed} answered, ${r.dropped} dropped (${noiseText(machine)})`)
       }
     }
     const directOpen = samples.get(open[0]!)!
@@ -317,7 +324,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
 
   const report: ProxyBenchReport = {
     date: new Date().toISOString(),
-    machine: `${machineText()}, ${idleBefore}`,
+    machine: `${machineText()}, ${idleBefore}; during the run ${stealText(runStart, machineTicks())}`,
     rounds,
     rows,
     openLoop: openRows,
@@ -396,21 +403,17 @@ function envPairs(text: string | undefined): Record<string, string> {
 
 const loadText = () => loadavg().map((n) => n.toFixed(2)).join(' ')
 
-/** CPU busy over one second, from /proc/stat (Linux), and the load average. */
+/** What else used the machine during a run: the load average at its end and the share the hypervisor took. */
+function noiseText(machine: { before: MachineTicks; after: MachineTicks }): string {
+  return `load ${loadText()}, ${stealText(machine.before, machine.after)}`
+}
+
+/** CPU busy over one second (`/proc/stat`), and the load average. */
 async function cpuIdleText(): Promise<string> {
-  const read = () => {
-    try {
-      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
-      return { idle: fields[3]! + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) }
-    } catch {
-      return undefined
-    }
-  }
-  const a = read()
+  const before = machineTicks()
   await Bun.sleep(1000)
-  const b = read()
-  if (!a || !b || b.total === a.total) return `CPU idle unknown, load average ${loadText()}`
-  return `CPU ${((1 - (b.idle - a.idle) / (b.total - a.total)) * 100).toFixed(0)}% busy before the run, load average ${loadText()}`
+  const after = machineTicks()
+  return `CPU ${(machineShares(before, after).busy * 100).toFixed(0)}% busy before the run, ${stealText(before, after)}, load average ${loadText()}`
 }
 
 function machineText(): string {

@@ -117,15 +117,6 @@ export function cpuSeconds(pid: number, tid?: number): number {
   }
 }
 
-/** Busy and total jiffies of the whole machine (first line of /proc/stat). */
-export function machineCpu(): { busy: number; total: number } {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!
-  const values = line.trim().split(/\s+/).slice(1).map(Number)
-  const total = values.reduce((a, b) => a + b, 0)
-  const idle = (values[3] ?? 0) + (values[4] ?? 0)
-  return { busy: total - idle, total }
-}
-
 // Below the kernel's ephemeral range, so a port handed out is never given to a listener on port 0 meanwhile.
 export { freePort }
 

@@ -40,6 +40,35 @@ export function machineLines(machine: Machine = describeMachine(), date = new Da
   ]
 }
 
+/**
+ * Jiffies of the whole machine since boot (the first line of
+ * `/proc/stat`): busy (all but idle and iowait), stolen (`steal`: time
+ * the hypervisor gave to other guests while this one had work; a noisy
+ * neighbour), and in all.
+ */
+export interface MachineTicks {
+  readonly busy: number
+  readonly steal: number
+  readonly total: number
+}
+
+export function machineTicks(): MachineTicks {
+  const values = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const total = values.reduce((a, b) => a + b, 0)
+  return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), steal: values[7] ?? 0, total }
+}
+
+/** Between two readings: the shares (0..1) of the machine's time that were busy and stolen. */
+export function machineShares(before: MachineTicks, after: MachineTicks): { busy: number; steal: number } {
+  const total = Math.max(1, after.total - before.total)
+  return { busy: (after.busy - before.busy) / total, steal: (after.steal - before.steal) / total }
+}
+
+/** The steal share for a line printed during a run: `steal 1.4 %`. */
+export function stealText(before: MachineTicks, after: MachineTicks): string {
+  return `steal ${(machineShares(before, after).steal * 100).toFixed(1)} %`
+}
+
 /** Load averages now, for lines printed during a run. */
 export function loadNow(): string {
   return loadavg().map((l) => l.toFixed(2)).join(' ')

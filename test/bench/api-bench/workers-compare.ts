@@ -13,10 +13,10 @@ import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase } from '../../support/database.ts'
-import { freePort, machineCpu, runMigrator, startApiProcess, stopApiProcess, treeCpuSeconds } from './api-process.ts'
+import { freePort, runMigrator, startApiProcess, stopApiProcess, treeCpuSeconds } from './api-process.ts'
 import { makeCaptureBodies } from './capture-bodies.ts'
 import { closedLoop } from './ingest-load.ts'
-import { loadNow, machineLines } from './machine.ts'
+import { loadNow, machineLines, machineShares, machineTicks, stealText } from './machine.ts'
 import { seedCaptures } from './seed.ts'
 
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -63,17 +63,17 @@ try {
         const target = { host: '127.0.0.1', port: api.port, path: `/gates/${seed.bigGateId}/requests`, apiKey, bodies }
         await closedLoop(target, { seconds: 3, connections })
         const cpu0 = treeCpuSeconds(api.pid)
-        const machine0 = machineCpu()
+        const machine0 = machineTicks()
         const report = await closedLoop(target, { seconds, connections })
-        const machine1 = machineCpu()
+        const machine1 = machineTicks()
         const stored = report.statuses['201'] ?? 0
         const rate = stored / report.seconds
         rates.set(workers, rate)
         const cpuMs = ((treeCpuSeconds(api.pid) - cpu0) / Math.max(1, stored)) * 1000
-        const busy = (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total)
+        const { busy } = machineShares(machine0, machine1)
         console.log(
           `round ${round}, SVC_APP_WORKERS=${workers}: ${rate.toFixed(0)} captures/s, p50 ${report.p50Ms.toFixed(1)} ms, ` +
-            `p99 ${report.p99Ms.toFixed(1)} ms, API ${cpuMs.toFixed(2)} ms of CPU per capture, machine ${(busy * 100).toFixed(0)}% busy, load ${loadNow()}`,
+            `p99 ${report.p99Ms.toFixed(1)} ms, API ${cpuMs.toFixed(2)} ms of CPU per capture, machine ${(busy * 100).toFixed(0)}% busy, ${stealText(machine0, machine1)}, load ${loadNow()}`,
         )
       } finally {
         await stopApiProcess(api)

@@ -7,7 +7,8 @@
  * helpers, the allocator) and kernel time (`sys`); then the upstreams' CPU
  * per request (the fleet processes, both upstreams) and how busy the whole
  * machine was (`/proc/stat`), which tells whether CPU is what bounds the
- * throughput.
+ * throughput, and how much of its time the hypervisor gave to other
+ * guests (`steal`), which tells a noisy round from a slow one.
  *
  *   bun run test/bench/proxy-bench/cpu.ts [seconds=5] [rounds=3] [connections=64]
  *
@@ -56,6 +57,7 @@ import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
 import { REFERENCE_PROCESSES, serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED_PORT } from './http1-floors.ts'
+import { machineShares, machineTicks, stealText } from '../api-bench/machine.ts'
 import { load } from './load.ts'
 import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 
@@ -118,13 +120,6 @@ function ownCpu(pid: number): CpuSample {
 
 /** A process's CPU time in all, µs. */
 const totalUs = (sample: CpuSample) => sample.js + sample.http + sample.other
-
-/** Busy and total time of the whole machine, in ticks (`/proc/stat`, idle and iowait not busy). */
-function machineTicks(): { busy: number; total: number } {
-  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
-  const total = ticks.reduce((a, b) => a + b, 0)
-  return { busy: total - ticks[3]! - ticks[4]!, total }
-}
 
 function headerMap(headers: Headers): HeaderMap {
   const map: HeaderMap = {}
@@ -282,13 +277,13 @@ async function main(): Promise<void> {
         const per = (key: keyof CpuSample) => (after.proxy[key] - before.proxy[key]) / r.requests
         const us = (totalUs(after.proxy) - totalUs(before.proxy)) / r.requests
         const fleetUs = (after.fleet - before.fleet) / r.requests
-        const busy = (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)
+        const { busy } = machineShares(before.machine, after.machine)
         t.us.push(us)
         t.rps.push(r.rps)
         const f = (x: number) => x.toFixed(1)
         console.log(
           `round ${round} ${t.name.padEnd(15)} ${f(us).padStart(6)} µs/req (js ${f(per('js'))}, http ${f(per('http'))}, ` +
-            `other ${f(per('other'))}; sys ${f(per('sys'))})  upstreams ${f(fleetUs)} µs/req  machine ${(busy * 100).toFixed(0)} % busy  ` +
+            `other ${f(per('other'))}; sys ${f(per('sys'))})  upstreams ${f(fleetUs)} µs/req  machine ${(busy * 100).toFixed(0)} % busy, ${stealText(before.machine, after.machine)}  ` +
             `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms`,
         )
       }

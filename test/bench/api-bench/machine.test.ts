@@ -1,0 +1,29 @@
+import { describe, expect, test } from 'bun:test'
+import { machineShares, machineTicks, stealText, type MachineTicks } from './machine.ts'
+
+describe('the machine figures printed beside benchmark runs', () => {
+  test('shares between two readings: busy and stolen time out of all', () => {
+    const before: MachineTicks = { busy: 1_000, steal: 10, total: 4_000 }
+    const after: MachineTicks = { busy: 1_150, steal: 13, total: 4_200 }
+    expect(machineShares(before, after)).toEqual({ busy: 0.75, steal: 0.015 })
+    expect(stealText(before, after)).toBe('steal 1.5 %')
+  })
+
+  test('two readings in the same tick divide by one tick, not by zero', () => {
+    const same: MachineTicks = { busy: 5, steal: 1, total: 9 }
+    expect(machineShares(same, same)).toEqual({ busy: 0, steal: 0 })
+  })
+
+  test('this machine\'s /proc/stat: stolen time is within busy time, busy within all, and none goes back', () => {
+    const first = machineTicks()
+    const second = machineTicks()
+    for (const ticks of [first, second]) {
+      expect(ticks.total).toBeGreaterThan(0)
+      expect(ticks.steal).toBeGreaterThanOrEqual(0)
+      expect(ticks.steal).toBeLessThanOrEqual(ticks.busy)
+      expect(ticks.busy).toBeLessThanOrEqual(ticks.total)
+    }
+    expect(second.total).toBeGreaterThanOrEqual(first.total)
+    expect(second.steal).toBeGreaterThanOrEqual(first.steal)
+  })
+})
