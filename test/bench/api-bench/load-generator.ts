@@ -18,7 +18,7 @@
  * CPU, which matters on a two-core machine shared with the API, and fetch
  * keeps at most 64 idle sockets (docs/proxy.md "HTTP client").
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import type { Socket } from 'bun'
 
 export interface LoadPlan {
@@ -37,6 +37,12 @@ export interface LoadPlan {
   readonly rate?: number
   /** Due requests that may wait for a connection (`rate` mode). @default rate */
   readonly maxBacklog?: number
+  /**
+   * Where to write every answered request as a line `<due> <latency>`, in
+   * ms, due from the start of the run and in the order answered: when
+   * the slow ones came, not only how many (`proxy-bench/tail.ts`).
+   */
+  readonly latenciesFile?: string
 }
 
 export interface LoadReport {
@@ -69,6 +75,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
     return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`)
   })
   const latencies: number[] = []
+  const dueAts: number[] = []
   const statuses: Record<string, number> = {}
   let sent = 0
   let socketErrors = 0
@@ -90,6 +97,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
   const finish = (conn: Connection, status: number) => {
     lastAnswer = performance.now()
     latencies.push(lastAnswer - conn.dueAt)
+    if (plan.latenciesFile !== undefined) dueAts.push(conn.dueAt)
     statuses[status] = (statuses[status] ?? 0) + 1
     conn.busy = false
     dispatch(conn)
@@ -174,6 +182,9 @@ export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
   const elapsed = (Math.max(lastAnswer, end) - started) / 1000
   for (const conn of connections) conn.socket?.end()
 
+  if (plan.latenciesFile !== undefined) {
+    writeFileSync(plan.latenciesFile, dueAts.map((due, i) => `${(due - started).toFixed(3)} ${latencies[i]!.toFixed(3)}\n`).join(''))
+  }
   latencies.sort((a, b) => a - b)
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? NaN
   return {

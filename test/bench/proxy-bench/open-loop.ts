@@ -6,17 +6,40 @@
  * is not packaged in Debian).
  */
 import { spawn } from 'bun'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { LoadPlan, LoadReport } from '../api-bench/load-generator.ts'
 
 export type { LoadReport } from '../api-bench/load-generator.ts'
 
+/** One answered request of an open loop: when it was due (ms from the start) and how long it took from then. */
+export interface TimedRequest {
+  readonly dueMs: number
+  readonly latencyMs: number
+}
+
 const GENERATOR = resolve(import.meta.dir, '../api-bench/load-generator.ts')
 
-/** `rate` GET requests per second to `url` for `seconds`, over `connections` keep-alive connections. */
-export async function openLoop(url: string, rate: number, seconds: number, connections: number): Promise<LoadReport> {
+/**
+ * `rate` GET requests per second to `url` for `seconds`, over `connections`
+ * keep-alive connections; with `timed`, every answered request too.
+ */
+export async function openLoop(url: string, rate: number, seconds: number, connections: number): Promise<LoadReport>
+export async function openLoop(
+  url: string,
+  rate: number,
+  seconds: number,
+  connections: number,
+  timed: true,
+): Promise<LoadReport & { readonly requests: TimedRequest[] }>
+export async function openLoop(
+  url: string,
+  rate: number,
+  seconds: number,
+  connections: number,
+  timed = false,
+): Promise<LoadReport & { readonly requests?: TimedRequest[] }> {
   const { hostname, port, pathname, search } = new URL(url)
   const plan: LoadPlan = {
     mode: 'rate',
@@ -31,13 +54,26 @@ export async function openLoop(url: string, rate: number, seconds: number, conne
     rate,
   }
   const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-open-loop-'))
+  const latenciesFile = timed ? join(dir, 'latencies.txt') : undefined
   try {
-    writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan))
+    writeFileSync(join(dir, 'plan.json'), JSON.stringify({ ...plan, latenciesFile }))
     const child = spawn(['bun', 'run', GENERATOR, join(dir, 'plan.json')], { stdout: 'pipe', stderr: 'inherit' })
     const text = await new Response(child.stdout).text()
     await child.exited
-    return JSON.parse(text.trim().split('\n').pop()!) as LoadReport
+    const report = JSON.parse(text.trim().split('\n').pop()!) as LoadReport
+    if (latenciesFile === undefined) return report
+    return { ...report, requests: timedRequests(readFileSync(latenciesFile, 'utf8')) }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The generator's `<due> <latency>` lines, in order of when they were due. */
+export function timedRequests(text: string): TimedRequest[] {
+  const requests: TimedRequest[] = []
+  for (const line of text.split('\n')) {
+    const [due, latency] = line.split(' ')
+    if (latency !== undefined) requests.push({ dueMs: Number(due), latencyMs: Number(latency) })
+  }
+  return requests.sort((a, b) => a.dueMs - b.dueMs)
 }
