@@ -46,6 +46,7 @@ import { SKIP_REASONS } from '../../src/metrics/index.ts'
 import type { ShadowVariant } from './proxy-bench/fleet.ts'
 import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
 import { openLoop } from './proxy-bench/open-loop.ts'
+import { envPairs } from './proxy-bench/env-pairs.ts'
 import { machineShares, machineTicks, stealText, type MachineTicks } from './api-bench/machine.ts'
 import {
   freePort,
@@ -147,7 +148,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const baseline = process.env.PROXY_BENCH_BASELINE
   const extraEnv = envPairs(process.env.PROXY_BENCH_ENV)
   // On a shared machine, say how busy it was before we added our load.
-  const idleBefore = await cpuIdleText()
+  const idleBefore = await machineBeforeText()
   print(`machine before the run: ${idleBefore}`)
   const runStart = machineTicks()
   if (!workersSupported) print('SVC_APP_WORKERS is not a variable of this proxy: one worker only')
@@ -392,15 +393,6 @@ function listOf(text: string): string[] {
     .filter((s) => s !== '')
 }
 
-/** `NAME=value,NAME=value` as an object. */
-function envPairs(text: string | undefined): Record<string, string> {
-  return Object.fromEntries(
-    listOf(text ?? '')
-      .filter((pair) => pair.includes('='))
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  )
-}
-
 const loadText = () => loadavg().map((n) => n.toFixed(2)).join(' ')
 
 /** What else used the machine during a run: the load average at its end and the share the hypervisor took. */
@@ -409,7 +401,7 @@ function noiseText(machine: { before: MachineTicks; after: MachineTicks }): stri
 }
 
 /** CPU busy over one second (`/proc/stat`), and the load average. */
-async function cpuIdleText(): Promise<string> {
+async function machineBeforeText(): Promise<string> {
   const before = machineTicks()
   await Bun.sleep(1000)
   const after = machineTicks()

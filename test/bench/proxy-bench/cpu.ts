@@ -48,7 +48,7 @@
  * process costs a reference that has no pipeline.
  */
 import { spawn, type Subprocess } from 'bun'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
@@ -59,7 +59,9 @@ import { serveRawShadow } from './raw-shadow.ts'
 import { REFERENCE_PROCESSES, serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED_PORT } from './http1-floors.ts'
 import { machineShares, machineTicks, stealText } from '../api-bench/machine.ts'
 import { load } from './load.ts'
+import { envPairs } from './env-pairs.ts'
 import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
+import { JAVASCRIPT_THREAD, threadsOf } from './threads.ts'
 
 const SELF = resolve(import.meta.path)
 /** The references that PROXY_CPU_PROCESSES runs as several processes on one port. */
@@ -106,11 +108,12 @@ function ownCpu(pid: number): CpuSample {
   const total = statUs(`/proc/${pid}/stat`)
   let js = 0
   let http = 0
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  for (const { tid, name } of threadsOf(pid)) {
+    if (name !== JAVASCRIPT_THREAD && name !== 'HTTP Client') continue
     try {
       const thread = statUs(`/proc/${pid}/task/${tid}/stat`)
-      if (tid === String(pid)) js = thread.user + thread.sys
-      else if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'HTTP Client') http = thread.user + thread.sys
+      if (name === JAVASCRIPT_THREAD) js = thread.user + thread.sys
+      else http = thread.user + thread.sys
     } catch {
       // the thread ended meanwhile
     }
@@ -200,16 +203,6 @@ function serveOurs(port: number, live: string, shadow: string, rate: number, sec
       process.exit(0)
     }, seconds * 1000)
   }
-}
-
-/** `NAME=value,NAME=value` as an object. */
-function envPairs(text: string | undefined): Record<string, string> {
-  return Object.fromEntries(
-    (text ?? '')
-      .split(',')
-      .filter((pair) => pair.includes('='))
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  )
 }
 
 async function main(): Promise<void> {

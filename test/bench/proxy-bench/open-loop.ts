@@ -21,26 +21,31 @@ export interface TimedRequest {
 
 const GENERATOR = resolve(import.meta.dir, '../api-bench/load-generator.ts')
 
-/**
- * `rate` GET requests per second to `url` for `seconds`, over `connections`
- * keep-alive connections; with `timed`, every answered request too.
- */
-export async function openLoop(url: string, rate: number, seconds: number, connections: number): Promise<LoadReport>
-export async function openLoop(
+/** `rate` GET requests per second to `url` for `seconds`, over `connections` keep-alive connections. */
+export async function openLoop(url: string, rate: number, seconds: number, connections: number): Promise<LoadReport> {
+  return (await runOpenLoop(url, rate, seconds, connections, false)).report
+}
+
+/** `openLoop`, with every answered request: when it was due and how long it took. */
+export async function timedOpenLoop(
   url: string,
   rate: number,
   seconds: number,
   connections: number,
-  timed: true,
-): Promise<LoadReport & { readonly requests: TimedRequest[] }>
-export async function openLoop(
+): Promise<LoadReport & { readonly requests: TimedRequest[] }> {
+  const { report, requests } = await runOpenLoop(url, rate, seconds, connections, true)
+  return { ...report, requests: requests! }
+}
+
+async function runOpenLoop(
   url: string,
   rate: number,
   seconds: number,
   connections: number,
-  timed = false,
-): Promise<LoadReport & { readonly requests?: TimedRequest[] }> {
+  timed: boolean,
+): Promise<{ report: LoadReport; requests: TimedRequest[] | undefined }> {
   const { hostname, port, pathname, search } = new URL(url)
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-open-loop-'))
   const plan: LoadPlan = {
     mode: 'rate',
     method: 'GET',
@@ -52,17 +57,15 @@ export async function openLoop(
     seconds,
     connections,
     rate,
+    latenciesFile: timed ? join(dir, 'latencies.txt') : undefined,
   }
-  const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-open-loop-'))
-  const latenciesFile = timed ? join(dir, 'latencies.txt') : undefined
   try {
-    writeFileSync(join(dir, 'plan.json'), JSON.stringify({ ...plan, latenciesFile }))
+    writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan))
     const child = spawn(['bun', 'run', GENERATOR, join(dir, 'plan.json')], { stdout: 'pipe', stderr: 'inherit' })
     const text = await new Response(child.stdout).text()
     await child.exited
     const report = JSON.parse(text.trim().split('\n').pop()!) as LoadReport
-    if (latenciesFile === undefined) return report
-    return { ...report, requests: timedRequests(readFileSync(latenciesFile, 'utf8')) }
+    return { report, requests: timed ? timedRequests(readFileSync(plan.latenciesFile!, 'utf8')) : undefined }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

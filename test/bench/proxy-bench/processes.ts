@@ -77,7 +77,13 @@ export async function startOurProxy(
     stderr: 'inherit',
   })
   const proxy = { child, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` }
-  await waitForHttp(`${proxy.adminUrl}/health/ready`)
+  try {
+    await waitForHttp(`${proxy.adminUrl}/health/ready`)
+  } catch (error) {
+    // Not handed to the caller, so not stopped by it: stopped here.
+    await stop(child)
+    throw error
+  }
   return proxy
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { timedRequests, type TimedRequest } from './open-loop.ts'
-import { largestShare, slowClusters } from './slow-clusters.ts'
+import { largestClusters, largestShare, slowClusters, slowCount } from './slow-clusters.ts'
 
 const at = (dueMs: number, latencyMs: number): TimedRequest => ({ dueMs, latencyMs })
 
@@ -12,7 +12,11 @@ describe('slow requests grouped by when they were due', () => {
       { fromMs: 100, toMs: 130, requests: 3, maxLatencyMs: 12 },
       { fromMs: 900, toMs: 900, requests: 1, maxLatencyMs: 20 },
     ])
-    expect(largestShare(slowClusters(requests, 8), 1)).toBe(0.75)
+    const clusters = slowClusters(requests, 8)
+    expect(slowCount(clusters)).toBe(4)
+    expect(largestClusters(clusters, 1)).toEqual([clusters[0]!])
+    expect(largestClusters(clusters, 5)).toHaveLength(2)
+    expect(largestShare(clusters, 1)).toBe(0.75)
     expect(largestShare(slowClusters(requests, 100), 1)).toBe(0)
   })
 
@@ -28,7 +32,7 @@ describe('slow requests grouped by when they were due', () => {
       fc.property(fc.array(request, { maxLength: 300 }), fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 200 }), (requests, threshold, gap) => {
         const clusters = slowClusters(requests, threshold, gap)
         const slow = requests.filter((r) => r.latencyMs > threshold)
-        expect(clusters.reduce((n, c) => n + c.requests, 0)).toBe(slow.length)
+        expect(slowCount(clusters)).toBe(slow.length)
         for (const [i, c] of clusters.entries()) {
           expect(c.fromMs).toBeLessThanOrEqual(c.toMs)
           // Clusters are apart by more than the gap, so no two could be one.

@@ -4,7 +4,7 @@
  * worked off) delays every request due while it lasts, so its slow
  * requests come together; work that is slow for every request spreads
  * them over the run. A p99 made by a few clusters is a stall to trace,
- * not a cost per request (docs/benchmarks/proxy.md, 2026-11-27 03:41).
+ * not a cost per request (docs/proxy.md "The open loop's tail").
  */
 import type { TimedRequest } from './open-loop.ts'
 
@@ -37,10 +37,18 @@ export function slowClusters(requests: readonly TimedRequest[], thresholdMs: num
   return clusters
 }
 
+/** The `n` clusters with the most slow requests, largest first. */
+export function largestClusters(clusters: readonly SlowCluster[], n: number): SlowCluster[] {
+  return [...clusters].sort((a, b) => b.requests - a.requests).slice(0, n)
+}
+
+/** How many slow requests the clusters hold in all. */
+export function slowCount(clusters: readonly SlowCluster[]): number {
+  return clusters.reduce((sum, c) => sum + c.requests, 0)
+}
+
 /** The share (0..1) of the slow requests that the `n` largest clusters hold; 0 without slow requests. */
 export function largestShare(clusters: readonly SlowCluster[], n: number): number {
-  const total = clusters.reduce((sum, c) => sum + c.requests, 0)
-  if (total === 0) return 0
-  const largest = [...clusters].sort((a, b) => b.requests - a.requests).slice(0, n)
-  return largest.reduce((sum, c) => sum + c.requests, 0) / total
+  const total = slowCount(clusters)
+  return total === 0 ? 0 : slowCount(largestClusters(clusters, n)) / total
 }

@@ -7,9 +7,10 @@
  *   grouped by when they were due (`slow-clusters.ts`): a few large
  *   clusters are stalls, slow requests spread out are cost per request;
  * - each kind of thread of the proxy's processes (the JavaScript thread,
- *   fetch's `HTTP Client`, the collector's helpers...): CPU time, time
- *   spent runnable but waiting for a core (`/proc/<pid>/task/<tid>/schedstat`),
- *   and that wait per time it ran;
+ *   with workers the primary's among them; fetch's `HTTP Client`; the
+ *   collector's helpers...): CPU time, time spent runnable but waiting for
+ *   a core (`/proc/<pid>/task/<tid>/schedstat`), and that wait per time it
+ *   ran;
  * - the machine: how busy, and how much the hypervisor took (steal).
  *
  *   bun run test/bench/proxy-bench/tail.ts [rate=5000] [seconds=10] [rounds=3]
@@ -17,16 +18,18 @@
  * `PROXY_TAIL_WORKERS` (default 1) is the proxy's SVC_APP_WORKERS,
  * `PROXY_TAIL_SHADOW=same|tenth|every` the shadow (`fleet.ts`),
  * `PROXY_TAIL_ENV=NAME=value,...` more settings of the proxy (or of the
- * runtime: `BUN_JSC_...`, `MIMALLOC_...`). What it found is in
- * docs/benchmarks/proxy.md (2026-11-27 03:41).
+ * runtime: `BUN_JSC_...`, `MIMALLOC_...`). What it found: docs/proxy.md
+ * "The open loop's tail".
  */
-import { readdirSync, readFileSync } from 'node:fs'
-import { machineShares, machineTicks } from '../api-bench/machine.ts'
+import { readFileSync } from 'node:fs'
+import { machineShares, machineTicks, stealText } from '../api-bench/machine.ts'
+import { envPairs } from './env-pairs.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { load } from './load.ts'
-import { openLoop } from './open-loop.ts'
+import { openLoop, timedOpenLoop } from './open-loop.ts'
 import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
-import { largestShare, slowClusters } from './slow-clusters.ts'
+import { largestClusters, largestShare, slowClusters, slowCount } from './slow-clusters.ts'
+import { threadsOf } from './threads.ts'
 
 const rate = Number(process.argv[2] ?? 5000)
 const seconds = Number(process.argv[3] ?? 10)
@@ -34,42 +37,53 @@ const rounds = Number(process.argv[4] ?? 3)
 const workers = process.env.PROXY_TAIL_WORKERS ?? '1'
 const variant = (process.env.PROXY_TAIL_SHADOW ?? 'same') as ShadowVariant
 if (!SHADOW_VARIANTS.includes(variant)) throw new Error(`PROXY_TAIL_SHADOW must be one of ${SHADOW_VARIANTS.join(', ')}`)
-const extraEnv = Object.fromEntries(
-  (process.env.PROXY_TAIL_ENV ?? '')
-    .split(',')
-    .filter((pair) => pair.includes('='))
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-)
+const extraEnv = envPairs(process.env.PROXY_TAIL_ENV)
 const CONNECTIONS = 64
-/** The open-loop target's bound over direct's p99 (docs/proxy.md "Targets"). */
+/** The open-loop target's bound over direct's p99 (docs/proxy.md "Targets", there with SVC_APP_WORKERS=auto). */
 const TARGET_ADDED_P99_MS = 3
+/** Threads that ran less than this in a run are left out of its lines: JIT and warm-up threads that woke a few times. */
+const LISTED_RUN_MS = 10
 
-/** Run and run-queue time (ns) and times run, summed by thread name over a process and its workers. */
-function threadTimes(pid: number): Map<string, { runNs: number; waitNs: number; slices: number }> {
-  const byName = new Map<string, { runNs: number; waitNs: number; slices: number }>()
+interface ThreadTime {
+  readonly name: string
+  readonly runNs: number
+  readonly waitNs: number
+  readonly slices: number
+}
+
+/** Each thread's run and run-queue time (ns) and times run so far, over a process and its workers, by `pid/tid`. */
+function threadTimes(pid: number): Map<string, ThreadTime> {
+  const times = new Map<string, ThreadTime>()
   for (const each of processTree(pid)) {
-    let tids: string[]
-    try {
-      tids = readdirSync(`/proc/${each}/task`)
-    } catch {
-      continue // ended meanwhile
-    }
-    for (const tid of tids) {
+    for (const { tid, name } of threadsOf(each)) {
       try {
-        // The main thread is the JavaScript thread, whatever the process is called.
-        const name = tid === String(each) ? 'JavaScript' : readFileSync(`/proc/${each}/task/${tid}/comm`, 'utf8').trim()
         const [runNs, waitNs, slices] = readFileSync(`/proc/${each}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number)
-        const sum = byName.get(name) ?? { runNs: 0, waitNs: 0, slices: 0 }
-        sum.runNs += runNs!
-        sum.waitNs += waitNs!
-        sum.slices += slices!
-        byName.set(name, sum)
+        times.set(`${each}/${tid}`, { name, runNs: runNs!, waitNs: waitNs!, slices: slices! })
       } catch {
         // the thread ended meanwhile
       }
     }
   }
-  return byName
+  return times
+}
+
+/**
+ * What each kind of thread did between two readings, summed over the
+ * threads alive at both: a thread or worker that ended or began in
+ * between is left out rather than read as a negative figure.
+ */
+function threadDeltas(before: Map<string, ThreadTime>, after: Map<string, ThreadTime>): { name: string; runMs: number; waitMs: number; slices: number }[] {
+  const byName = new Map<string, { name: string; runMs: number; waitMs: number; slices: number }>()
+  for (const [key, end] of after) {
+    const start = before.get(key)
+    if (start === undefined) continue
+    const sum = byName.get(end.name) ?? { name: end.name, runMs: 0, waitMs: 0, slices: 0 }
+    sum.runMs += (end.runNs - start.runNs) / 1e6
+    sum.waitMs += (end.waitNs - start.waitNs) / 1e6
+    sum.slices += end.slices - start.slices
+    byName.set(end.name, sum)
+  }
+  return [...byName.values()].sort((a, b) => b.runMs - a.runMs)
 }
 
 const live = freePort()
@@ -87,32 +101,26 @@ try {
     const direct = await openLoop(`http://127.0.0.1:${live}/`, rate, seconds, CONNECTIONS)
     const threadsBefore = threadTimes(proxy.child.pid)
     const machineBefore = machineTicks()
-    const ours = await openLoop(`${proxy.url}/`, rate, seconds, CONNECTIONS, true)
-    const machine = machineShares(machineBefore, machineTicks())
-    const threadsAfter = threadTimes(proxy.child.pid)
-    const bound = direct.p99Ms + TARGET_ADDED_P99_MS
-    const clusters = slowClusters(ours.requests, bound)
-    const slow = clusters.reduce((n, c) => n + c.requests, 0)
-    const largest = [...clusters].sort((a, b) => b.requests - a.requests)[0]
+    const ours = await timedOpenLoop(`${proxy.url}/`, rate, seconds, CONNECTIONS)
+    const machineAfter = machineTicks()
+    const threads = threadDeltas(threadsBefore, threadTimes(proxy.child.pid))
+    const failed = Object.entries(ours.statuses).reduce((n, [status, count]) => n + (Number(status) >= 400 ? count : 0), 0)
     console.log(
       `round ${round}: direct p99 ${ms(direct.p99Ms)} ms; ours p50 ${ms(ours.p50Ms)}, p99 ${ms(ours.p99Ms)} (+${ms(ours.p99Ms - direct.p99Ms)}), ` +
-        `max ${ms(ours.maxMs)} ms; machine ${(machine.busy * 100).toFixed(0)} % busy, steal ${(machine.steal * 100).toFixed(1)} %`,
+        `max ${ms(ours.maxMs)} ms, ${ours.dropped} dropped, ${failed} answered 4xx/5xx, ${ours.socketErrors} socket errors; ` +
+        `machine ${(machineShares(machineBefore, machineAfter).busy * 100).toFixed(0)} % busy, ${stealText(machineBefore, machineAfter)}`,
     )
+    const bound = direct.p99Ms + TARGET_ADDED_P99_MS
+    const clusters = slowClusters(ours.requests, bound)
+    const largest = largestClusters(clusters, 1)[0]
     console.log(
-      `  ${slow} of ${ours.requests.length} requests over ${ms(bound)} ms, in ${clusters.length} clusters; the 3 largest hold ` +
+      `  ${slowCount(clusters)} of ${ours.requests.length} requests over ${ms(bound)} ms, in ${clusters.length} clusters; the 3 largest hold ` +
         `${(largestShare(clusters, 3) * 100).toFixed(0)} %` +
         (largest === undefined ? '' : `; the largest: ${largest.requests} requests due over ${ms(largest.toMs - largest.fromMs)} ms, up to ${ms(largest.maxLatencyMs)} ms`),
     )
-    const rows = [...threadsAfter]
-      .map(([name, after]) => {
-        const before = threadsBefore.get(name) ?? { runNs: 0, waitNs: 0, slices: 0 }
-        return { name, runMs: (after.runNs - before.runNs) / 1e6, waitMs: (after.waitNs - before.waitNs) / 1e6, slices: after.slices - before.slices }
-      })
-      .filter((t) => t.runMs >= 10)
-      .sort((a, b) => b.runMs - a.runMs)
-    for (const t of rows) {
+    for (const t of threads.filter((t) => t.runMs >= LISTED_RUN_MS)) {
       console.log(
-        `  ${t.name.padEnd(14)} ran ${t.runMs.toFixed(0).padStart(5)} ms, waited for a core ${t.waitMs.toFixed(0).padStart(5)} ms ` +
+        `  ${t.name.padEnd(15)} ran ${t.runMs.toFixed(0).padStart(5)} ms, waited for a core ${t.waitMs.toFixed(0).padStart(5)} ms ` +
           `(${((t.waitMs / Math.max(1, t.slices)) * 1000).toFixed(0)} µs per time it ran)`,
       )
     }
