@@ -18,10 +18,16 @@
  * `PROXY_TAIL_WORKERS` (default 1) is the proxy's SVC_APP_WORKERS,
  * `PROXY_TAIL_SHADOW=same|tenth|every` the shadow (`fleet.ts`),
  * `PROXY_TAIL_ENV=NAME=value,...` more settings of the proxy (or of the
- * runtime: `BUN_JSC_...`, `MIMALLOC_...`). What it found: docs/proxy.md
- * "The open loop's tail".
+ * runtime: `BUN_JSC_...`, `MIMALLOC_...`). `PROXY_TAIL_REFERENCE=serve-fetch`
+ * (or another of `cpu.ts`'s references that shadow: `serve-http1`,
+ * `minimal-shadow`...) runs that reference too, each round between direct
+ * and ours, on the same upstreams: what a proxy of our shape without our
+ * pipeline adds on the same machine in the same minute. What it found:
+ * docs/proxy.md "The open loop's tail".
  */
+import { spawn, type Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { machineShares, machineTicks, stealText } from '../api-bench/machine.ts'
 import { envPairs } from './env-pairs.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
@@ -38,6 +44,13 @@ const workers = process.env.PROXY_TAIL_WORKERS ?? '1'
 const variant = (process.env.PROXY_TAIL_SHADOW ?? 'same') as ShadowVariant
 if (!SHADOW_VARIANTS.includes(variant)) throw new Error(`PROXY_TAIL_SHADOW must be one of ${SHADOW_VARIANTS.join(', ')}`)
 const extraEnv = envPairs(process.env.PROXY_TAIL_ENV)
+const referenceRole = process.env.PROXY_TAIL_REFERENCE
+/** The references' roles that take `<port> <live> <shadow>` (`cpu.ts`). */
+const SHADOWING_REFERENCES = ['minimal-shadow', 'raw-shadow', 'raw-http1', 'serve-http1', 'serve-fetch']
+if (referenceRole !== undefined && !SHADOWING_REFERENCES.includes(referenceRole)) {
+  throw new Error(`PROXY_TAIL_REFERENCE must be one of ${SHADOWING_REFERENCES.join(', ')}`)
+}
+const CPU_TS = resolve(import.meta.dir, 'cpu.ts')
 const CONNECTIONS = 64
 /** The open-loop target's bound over direct's p99 (docs/proxy.md "Targets", there with SVC_APP_WORKERS=auto). */
 const TARGET_ADDED_P99_MS = 3
@@ -90,15 +103,31 @@ const live = freePort()
 const shadow = freePort()
 const fleets = [startFleet(0, [live]), startFleet(0, [shadow], variant)]
 let proxy: Awaited<ReturnType<typeof startOurProxy>> | undefined
+let reference: { child: Subprocess; url: string } | undefined
+const ms = (x: number) => x.toFixed(2)
 try {
   await waitForHttp(`http://127.0.0.1:${live}/`)
   await waitForHttp(`http://127.0.0.1:${shadow}/`)
   proxy = await startOurProxy(`http://127.0.0.1:${live}`, `http://127.0.0.1:${shadow}`, { SVC_APP_WORKERS: workers, ...extraEnv })
+  if (referenceRole !== undefined) {
+    const port = freePort()
+    const args = [String(port), `http://127.0.0.1:${live}`, `http://127.0.0.1:${shadow}`]
+    reference = { child: spawn(['bun', 'run', CPU_TS, referenceRole, ...args], { stdout: 'ignore', stderr: 'inherit' }), url: `http://127.0.0.1:${port}/` }
+    await waitForHttp(reference.url)
+    await load(reference.url, 3, CONNECTIONS)
+  }
   console.log(`open loop at ${rate} req/s, ${seconds} s a run, ${rounds} rounds; our proxy with SVC_APP_WORKERS=${workers}, the ${variant} shadow`)
   await load(`${proxy.url}/`, 3, CONNECTIONS) // warm-up: connections, JIT
-  const ms = (x: number) => x.toFixed(2)
   for (let round = 1; round <= rounds; round++) {
     const direct = await openLoop(`http://127.0.0.1:${live}/`, rate, seconds, CONNECTIONS)
+    const bound = direct.p99Ms + TARGET_ADDED_P99_MS
+    if (reference !== undefined) {
+      const r = await timedOpenLoop(reference.url, rate, seconds, CONNECTIONS)
+      console.log(
+        `round ${round}: ${referenceRole} p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)} (+${ms(r.p99Ms - direct.p99Ms)}), max ${ms(r.maxMs)} ms; ` +
+          `${slowCount(slowClusters(r.requests, bound))} requests over ${ms(bound)} ms`,
+      )
+    }
     const threadsBefore = threadTimes(proxy.child.pid)
     const machineBefore = machineTicks()
     const ours = await timedOpenLoop(`${proxy.url}/`, rate, seconds, CONNECTIONS)
@@ -110,7 +139,6 @@ try {
         `max ${ms(ours.maxMs)} ms, ${ours.dropped} dropped, ${failed} answered 4xx/5xx, ${ours.socketErrors} socket errors; ` +
         `machine ${(machineShares(machineBefore, machineAfter).busy * 100).toFixed(0)} % busy, ${stealText(machineBefore, machineAfter)}`,
     )
-    const bound = direct.p99Ms + TARGET_ADDED_P99_MS
     const clusters = slowClusters(ours.requests, bound)
     const largest = largestClusters(clusters, 1)[0]
     console.log(
@@ -127,5 +155,6 @@ try {
   }
 } finally {
   await stop(proxy?.child)
+  await stop(reference?.child)
   await Promise.all(fleets.map((fleet) => stop(fleet)))
 }
