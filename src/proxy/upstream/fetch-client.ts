@@ -13,7 +13,8 @@ import { takeConnectionSlot } from './connection-slot.ts'
 import { headerMapOf } from './header-map.ts'
 import { MAX_HEAD_BYTES, statusProblem } from './response-head.ts'
 import type { ShadowClient, UpstreamClient, UpstreamExchange } from './upstream-client.ts'
-import { badResponse, HeadTimeoutReason, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
+import { headDeadline } from './head-deadline.ts'
+import { badResponse, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 export interface FetchClientOptions {
   readonly target: UpstreamClient['target']
@@ -92,25 +93,21 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
   const { target } = client
   return {
     async send(request, maxBodyBytes, reserve) {
+      let headIn = false
+      // Only when configured: a second flag per request.
+      const deadline = headTimeoutMs > 0 ? headDeadline(request.signal, headTimeoutMs, () => headIn) : undefined
       // fetch takes a real AbortSignal, made here from the comparison's (the body's read included).
-      const follower = abortSignalOf(request.signal)
-      let signal = follower.signal
-      let headTimer: ReturnType<typeof setTimeout> | undefined
-      if (headTimeoutMs > 0) {
-        // Only when configured: a second signal costs an allocation per request.
-        const head = new AbortController()
-        signal = AbortSignal.any([signal, head.signal])
-        headTimer = setTimeout(() => head.abort(new HeadTimeoutReason(headTimeoutMs)), headTimeoutMs)
-      }
+      const follower = abortSignalOf(deadline?.signal ?? request.signal)
+      const signal = follower.signal
       let exchange: UpstreamExchange
       try {
         exchange = await client.send({ ...request, signal, headers: shadowRequestHeaders(request.headers) })
       } catch (error) {
         follower.release()
+        deadline?.end()
         throw error
-      } finally {
-        clearTimeout(headTimer)
       }
+      headIn = true
       try {
         const { response, latencyMs } = exchange
         const refused = refusedHead(target, response)
@@ -127,6 +124,7 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
       } finally {
         exchange.done()
         follower.release()
+        deadline?.end()
       }
     },
   }

@@ -19,7 +19,7 @@
  * a request that can be replayed (RFC 9110 section 9.2.2), as Go's
  * transport and fetch do.
  */
-import { AbortFlag, followAbort, type AbortLike } from '../../async/abort-flag.ts'
+import type { AbortLike } from '../../async/abort-flag.ts'
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
@@ -28,7 +28,8 @@ import { connect, StaleConnectionError, type Connection } from './http1-connecti
 import { ResponseReader } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
 import type { WholeResponse } from './upstream-client.ts'
-import { HeadTimeoutReason, responseTooLarge, toUpstreamError } from './upstream-error.ts'
+import { headDeadline, type HeadDeadline } from './head-deadline.ts'
+import { responseTooLarge, toUpstreamError } from './upstream-error.ts'
 
 /** One exchange's request: what `UpstreamRequest` says, with the body read. */
 export interface Http1Request {
@@ -140,24 +141,18 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       const { method } = request
       let reader = new ResponseReader(method, maxBodyBytes, reserve)
       let signal = request.signal
-      let headTimer: ReturnType<typeof setTimeout> | undefined
-      let unfollow: (() => void) | undefined
+      let deadline: HeadDeadline | undefined
       if (headTimeoutMs > 0) {
-        // Only when configured: a second flag, aborted by the request's or by the head's timer.
-        const either = new AbortFlag()
-        unfollow = followAbort(signal, (reason) => either.abort(reason))
-        headTimer = setTimeout(() => {
-          if (reader.head === undefined) either.abort(new HeadTimeoutReason(headTimeoutMs))
-        }, headTimeoutMs)
-        signal = either
+        // Only when configured: a second flag per request.
+        deadline = headDeadline(signal, headTimeoutMs, () => reader.head !== undefined)
+        signal = deadline.signal
         request = { ...request, signal }
       }
       try {
         const waiting = takeConnectionSlot(slots, signal, target)
         if (waiting !== undefined) await waiting
       } catch (error) {
-        clearTimeout(headTimer)
-        unfollow?.()
+        deadline?.end()
         throw error
       }
       const started = performance.now()
@@ -187,8 +182,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
         recorder?.observe(method, 0, (performance.now() - started) / 1000)
         throw toUpstreamError(error, target, signal)
       } finally {
-        clearTimeout(headTimer)
-        unfollow?.()
+        deadline?.end()
         slots.release()
       }
       // Its head came: observed above with its status, not as a failure.
