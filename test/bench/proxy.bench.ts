@@ -34,6 +34,14 @@
  *   PROXY_BENCH_OPEN_RATE     the open loop's rate                             (default half nginx + mirror's req/s)
  *   PROXY_BENCH_BASELINE      another checkout's src/main.ts: its proxy (1 worker) as the "before" rows
  *   PROXY_BENCH_ENV           NAME=value,... given to every one of our proxies (SVC_APP_SHADOW_CLIENT=fetch, say)
+ *   PROXY_BENCH_REFERENCES    reference rows, comma-separated, empty for none   (default raw-shadow,serve-fetch)
+ *
+ * The reference rows are cpu.ts's: `raw-shadow`, the floor of shadowing on
+ * Bun's raw sockets (the bytes to both upstreams and a comparison, nothing
+ * else), and `serve-fetch`, our proxy's shape without its pipeline; one
+ * process each, the identical shadow. The shadowing targets say what the
+ * floor made of them in the same run: a target that even the floor misses
+ * is out of reach on that machine.
  *
  * Every server is a child process on 127.0.0.1 that this script starts
  * and stops by its PID.
@@ -47,7 +55,9 @@ import type { ShadowVariant } from './proxy-bench/fleet.ts'
 import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
 import { openLoop } from './proxy-bench/open-loop.ts'
 import { envPairs } from './proxy-bench/env-pairs.ts'
-import { machineShares, machineTicks, stealText, type MachineTicks } from './api-bench/machine.ts'
+import { machineShares, machineTicks, stealText, systemCallText, systemCallUs, type MachineTicks } from './api-bench/machine.ts'
+import { spawn } from 'bun'
+import { resolve } from 'node:path'
 import {
   freePort,
   hasNginx,
@@ -127,6 +137,10 @@ interface Target {
   timeWait: number
 }
 
+/** cpu.ts's reference roles that the benchmark can run as rows of its own, by row name. */
+const REFERENCES: Readonly<Record<string, string>> = { 'raw-shadow': ROW.floor, 'serve-fetch': ROW.shape }
+const CPU_SCRIPT = resolve(import.meta.dir, 'proxy-bench/cpu.ts')
+
 /** The shadowing rows, by the shadow they run against. */
 const SHADOWED: readonly [ShadowVariant, string][] = [
   ['same', ROW.identical],
@@ -147,6 +161,10 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const most = workers[workers.length - 1]!
   const baseline = process.env.PROXY_BENCH_BASELINE
   const extraEnv = envPairs(process.env.PROXY_BENCH_ENV)
+  const references = listOf(process.env.PROXY_BENCH_REFERENCES ?? 'raw-shadow,serve-fetch').map((role) => {
+    if (!(role in REFERENCES)) throw new Error(`PROXY_BENCH_REFERENCES: ${role} is not one of ${Object.keys(REFERENCES).join(', ')}`)
+    return { role, name: REFERENCES[role]!, port: freePort(), live: freePort(), shadow: freePort() }
+  })
   // On a shared machine, say how busy it was before we added our load.
   const idleBefore = await machineBeforeText()
   print(`machine before the run: ${idleBefore}`)
@@ -188,8 +206,8 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const everyOurs = [...ours, ...degraded]
   const shadowsOf = (variant: string) => everyOurs.filter((o) => o.variant === variant).map((o) => o.shadow)
   const children: Subprocess[] = [
-    startFleet(0, [ports.direct, ports.nginx, ports.mirror, ports.mirrorShadow, ...everyOurs.map((o) => o.live), ...shadowsOf('none')]),
-    startFleet(0, shadowsOf('same')),
+    startFleet(0, [ports.direct, ports.nginx, ports.mirror, ports.mirrorShadow, ...everyOurs.map((o) => o.live), ...shadowsOf('none'), ...references.map((r) => r.live)]),
+    startFleet(0, [...shadowsOf('same'), ...references.map((r) => r.shadow)]),
     startFleet(0, shadowsOf('tenth'), 'tenth'),
     startFleet(0, shadowsOf('every'), 'every'),
     startFleet(2000, shadowsOf('slow')),
@@ -221,7 +239,12 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
 
   try {
     await Promise.all(
-      [ports.direct, ports.mirrorShadow, ...everyOurs.flatMap((o) => (o.variant === 'down' ? [o.live] : [o.live, o.shadow]))].map((port) =>
+      [
+        ports.direct,
+        ports.mirrorShadow,
+        ...everyOurs.flatMap((o) => (o.variant === 'down' ? [o.live] : [o.live, o.shadow])),
+        ...references.flatMap((r) => [r.live, r.shadow]),
+      ].map((port) =>
         waitForHttp(at(port)),
       ),
     )
@@ -235,12 +258,17 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
       proxies.set(o, proxy)
       children.push(proxy.child)
     }
+    for (const r of references) {
+      children.push(spawn(['bun', 'run', CPU_SCRIPT, r.role, String(r.port), at(r.live), at(r.shadow)], { stdout: 'ignore', stderr: 'inherit' }))
+      await waitForHttp(at(r.port))
+    }
     const main: Target[] = [
       target(ROW.direct, `${at(ports.direct)}/`, [ports.direct]),
       ...(nginx
         ? [target('nginx proxy_pass', nginx.proxyUrl, [ports.nginx]), target(ROW.mirror, nginx.mirrorUrl, [ports.mirror, ports.mirrorShadow])]
         : []),
       ...ours.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o))),
+      ...references.map((r) => target(r.name, `${at(r.port)}/`, [r.live, r.shadow])),
     ]
     print(
       `proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ${slowSeconds} s on the slow/down shadow, workers ${workers.join(', ')}`,
@@ -400,12 +428,13 @@ function noiseText(machine: { before: MachineTicks; after: MachineTicks }): stri
   return `load ${loadText()}, ${stealText(machine.before, machine.after)}`
 }
 
-/** CPU busy over one second (`/proc/stat`), and the load average. */
+/** CPU busy over one second (`/proc/stat`), the load average, and what a system call costs. */
 async function machineBeforeText(): Promise<string> {
   const before = machineTicks()
   await Bun.sleep(1000)
   const after = machineTicks()
-  return `CPU ${(machineShares(before, after).busy * 100).toFixed(0)}% busy before the run, ${stealText(before, after)}, load average ${loadText()}`
+  const busy = `CPU ${(machineShares(before, after).busy * 100).toFixed(0)}% busy before the run, ${stealText(before, after)}`
+  return `${busy}, load average ${loadText()}, ${systemCallText(systemCallUs())}`
 }
 
 function machineText(): string {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { machineShares, machineTicks, stealText, type MachineTicks } from './machine.ts'
+import { machineLines, machineShares, machineTicks, stealText, systemCallText, systemCallUs, type MachineTicks } from './machine.ts'
 
 describe('the machine figures printed beside benchmark runs', () => {
   test('shares between two readings: busy and stolen time out of all', () => {
@@ -25,5 +25,23 @@ describe('the machine figures printed beside benchmark runs', () => {
     }
     expect(second.total).toBeGreaterThanOrEqual(first.total)
     expect(second.steal).toBeGreaterThanOrEqual(first.steal)
+  })
+})
+
+describe('the system call cost printed in the header', () => {
+  test('measured on Linux: a positive figure, and the same in the text', () => {
+    const us = systemCallUs(10_000)
+    expect(us).toBeGreaterThan(0)
+    expect(us!).toBeLessThan(1_000)
+    expect(systemCallText(us)).toBe(`${us!.toFixed(2)} µs per system call (getppid)`)
+  })
+
+  test('where it could not be measured, the text says so', () => {
+    expect(systemCallText(undefined)).toBe('system call cost not measured (not Linux)')
+  })
+
+  test('the header gives it, after the Bun version', () => {
+    const lines = machineLines({ cpus: 2, cpuModel: 'X', memoryGb: 1, bun: '1.0', loadAverage: '0 0 0', systemCallUs: 1.2345 }, new Date(0))
+    expect(lines[3]).toBe('kernel:  1.23 µs per system call (getppid)')
   })
 })

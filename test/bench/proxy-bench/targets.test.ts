@@ -31,3 +31,25 @@ describe('the "no worse than before" target', () => {
     expect(checkTargets(slower, [], '1').find((c) => c.target.startsWith('no shadowing, 1 worker: no worse'))!.met).toBe(false)
   })
 })
+
+describe('the shadowing targets beside the raw-socket floor of the same run', () => {
+  const shadowing = (rows: MeasuredRow[]) => checkTargets(rows, [], 'auto').filter((c) => c.target.startsWith('ours, shadow + diff'))
+  const base: MeasuredRow[] = [
+    { name: ROW.mirror, result: run(10_000) },
+    { name: ROW.identical, workers: 'auto', result: run(8_000) },
+    { name: ROW.tenth, workers: 'auto', result: run(8_000) },
+    { name: ROW.every, workers: 'auto', result: run(6_000) },
+  ]
+
+  test('a floor under a target says the target is out of reach here; the verdict stays the measured one', () => {
+    const checks = shadowing([...base, { name: ROW.floor, result: run(13_000) }])
+    // 1.30x: under the 1.5x targets, over the 1.2x one.
+    expect(checks.map((c) => c.measured.includes('out of reach on this machine'))).toEqual([true, true, false])
+    expect(checks.every((c) => c.measured.includes('the raw-socket floor 1.30x'))).toBe(true)
+    expect(checks.map((c) => c.met)).toEqual([false, false, false])
+  })
+
+  test('without the reference row nothing is said of the floor', () => {
+    expect(shadowing(base).some((c) => c.measured.includes('floor'))).toBe(false)
+  })
+})

@@ -49,6 +49,8 @@ export const ROW = {
   every: 'ours, shadow + diff, every response differs',
   slow: 'ours, shadow sleeps 2 s',
   down: 'ours, shadow down',
+  floor: 'reference: raw sockets, shadow + compare',
+  shape: 'reference: Bun.serve, fetch + our client',
 } as const
 
 const x = (n: number) => `${n.toFixed(2)}x`
@@ -60,6 +62,7 @@ export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly Op
   const find = (name: string, w?: string) => row(name, w)?.result
   const direct = find(ROW.direct)
   const mirror = find(ROW.mirror)
+  const floor = find(ROW.floor)
   const checks: TargetCheck[] = []
 
   for (const [name, least] of [
@@ -71,7 +74,7 @@ export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly Op
     const ratio = ours && mirror ? ours.rps / mirror.rps : undefined
     checks.push({
       target: `${name} (workers ${workers}) ≥ ${least}x nginx + mirror, p99 < 10 ms`,
-      measured: ours && ratio !== undefined ? `${x(ratio)}, p99 ${ms(ours.p99Ms)}` : 'not measured',
+      measured: ours && ratio !== undefined ? `${x(ratio)}, p99 ${ms(ours.p99Ms)}${reachText(floor, mirror, least)}` : 'not measured',
       met: ours && ratio !== undefined ? ratio >= least && ours.p99Ms < 10 : undefined,
     })
   }
@@ -115,6 +118,19 @@ export function checkTargets(rows: readonly MeasuredRow[], openLoop: readonly Op
     })
   }
   return checks
+}
+
+/**
+ * What the raw-socket floor (one process, the identical shadow, nothing
+ * but the bytes and a comparison) made of the same target in the same
+ * run: where even it stays under the ratio, no design on Bun reaches the
+ * target on this machine, and the miss says more about the machine than
+ * about the proxy. Empty without the reference row.
+ */
+function reachText(floor: LoadResult | undefined, mirror: LoadResult | undefined, least: number): string {
+  if (!floor || !mirror) return ''
+  const ratio = floor.rps / mirror.rps
+  return `; the raw-socket floor ${x(ratio)}${ratio < least ? ', under the target itself: out of reach on this machine' : ''}`
 }
 
 /**
