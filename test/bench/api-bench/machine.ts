@@ -41,7 +41,7 @@ export function describeMachine(): Machine {
  * in µs. It tells machine classes apart where the CPU model does not: a
  * guest whose kernel isolates its page tables on every entry (`pti=on`)
  * or that a hypervisor runs without hardware paging pays about 1 µs where
- * a plain one pays a tenth of that, and the proxy makes about 15 system
+ * an ordinary guest pays 0.1–0.3 µs, and the proxy makes about 15 system
  * calls a shadowed request (docs/benchmarks/README.md).
  */
 export function systemCallUs(calls = 200_000): number | undefined {
