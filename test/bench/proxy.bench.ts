@@ -41,7 +41,7 @@
  * else), and `serve-fetch`, our proxy's shape without its pipeline; one
  * process each, the identical shadow. The shadowing targets say what the
  * floor made of them in the same run: a target that even the floor misses
- * is out of reach on that machine.
+ * is the machine's answer more than the proxy's.
  *
  * Every server is a child process on 127.0.0.1 that this script starts
  * and stops by its PID.
@@ -56,12 +56,11 @@ import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
 import { openLoop } from './proxy-bench/open-loop.ts'
 import { envPairs } from './proxy-bench/env-pairs.ts'
 import { machineShares, machineTicks, stealText, systemCallText, systemCallUs, type MachineTicks } from './api-bench/machine.ts'
-import { spawn } from 'bun'
-import { resolve } from 'node:path'
 import {
   freePort,
   hasNginx,
   rssPerProcessMb,
+  startCpuRole,
   startFleet,
   startNginx,
   startOurProxy,
@@ -137,9 +136,8 @@ interface Target {
   timeWait: number
 }
 
-/** cpu.ts's reference roles that the benchmark can run as rows of its own, by row name. */
+/** cpu.ts's reference roles that the benchmark can run as rows of its own: their row names, by role. */
 const REFERENCES: Readonly<Record<string, string>> = { 'raw-shadow': ROW.floor, 'serve-fetch': ROW.shape }
-const CPU_SCRIPT = resolve(import.meta.dir, 'proxy-bench/cpu.ts')
 
 /** The shadowing rows, by the shadow they run against. */
 const SHADOWED: readonly [ShadowVariant, string][] = [
@@ -161,8 +159,8 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const most = workers[workers.length - 1]!
   const baseline = process.env.PROXY_BENCH_BASELINE
   const extraEnv = envPairs(process.env.PROXY_BENCH_ENV)
-  const references = listOf(process.env.PROXY_BENCH_REFERENCES ?? 'raw-shadow,serve-fetch').map((role) => {
-    if (!(role in REFERENCES)) throw new Error(`PROXY_BENCH_REFERENCES: ${role} is not one of ${Object.keys(REFERENCES).join(', ')}`)
+  const references = [...new Set(listOf(process.env.PROXY_BENCH_REFERENCES ?? 'raw-shadow,serve-fetch'))].map((role) => {
+    if (!Object.hasOwn(REFERENCES, role)) throw new Error(`PROXY_BENCH_REFERENCES: ${role} is not one of ${Object.keys(REFERENCES).join(', ')}`)
     return { role, name: REFERENCES[role]!, port: freePort(), live: freePort(), shadow: freePort() }
   })
   // On a shared machine, say how busy it was before we added our load.
@@ -259,7 +257,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
       children.push(proxy.child)
     }
     for (const r of references) {
-      children.push(spawn(['bun', 'run', CPU_SCRIPT, r.role, String(r.port), at(r.live), at(r.shadow)], { stdout: 'ignore', stderr: 'inherit' }))
+      children.push(startCpuRole([r.role, String(r.port), at(r.live), at(r.shadow)]))
       await waitForHttp(at(r.port))
     }
     const main: Target[] = [

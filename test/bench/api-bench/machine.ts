@@ -10,8 +10,6 @@ export interface Machine {
   readonly memoryGb: number
   readonly bun: string
   readonly loadAverage: string
-  /** What one system call costs here, µs; undefined where it cannot be measured (not Linux). */
-  readonly systemCallUs: number | undefined
 }
 
 export function describeMachine(): Machine {
@@ -31,7 +29,6 @@ export function describeMachine(): Machine {
     memoryGb: Math.round((memKb / 1024 / 1024) * 10) / 10,
     bun: Bun.version,
     loadAverage: loadavg().map((l) => l.toFixed(2)).join(' '),
-    systemCallUs: systemCallUs(),
   }
 }
 
@@ -63,15 +60,16 @@ export function systemCallUs(calls = 200_000): number | undefined {
 
 /** `1.09 µs per system call (getppid)`, or a word on why there is none. */
 export function systemCallText(us: number | undefined): string {
-  return us === undefined ? 'system call cost not measured (not Linux)' : `${us.toFixed(2)} µs per system call (getppid)`
+  return us === undefined ? 'system call cost not measured (no getppid through bun:ffi)' : `${us.toFixed(2)} µs per system call (getppid)`
 }
 
-export function machineLines(machine: Machine = describeMachine(), date = new Date()): string[] {
+/** The header of a benchmark's output; measuring the system call takes up to a second on a slow machine, so only here. */
+export function machineLines(machine: Machine = describeMachine(), date = new Date(), callUs: number | undefined = systemCallUs()): string[] {
   return [
     `date:    ${date.toISOString()}`,
     `machine: ${machine.cpus} CPU(s) (nproc), ${machine.cpuModel}, ${machine.memoryGb} GB memory`,
     `bun:     ${machine.bun}`,
-    `kernel:  ${systemCallText(machine.systemCallUs)}`,
+    `kernel:  ${systemCallText(callUs)}`,
     `load:    ${machine.loadAverage} (1/5/15 min averages at start; other work shares this machine)`,
   ]
 }

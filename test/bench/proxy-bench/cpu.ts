@@ -47,9 +47,8 @@
  * port (SO_REUSEPORT), as `SVC_APP_WORKERS` runs ours: what a second
  * process costs a reference that has no pipeline.
  */
-import { spawn, type Subprocess } from 'bun'
+import type { Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture, type HeaderMap } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
@@ -60,10 +59,9 @@ import { REFERENCE_PROCESSES, serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED
 import { machineShares, machineTicks, stealText } from '../api-bench/machine.ts'
 import { load } from './load.ts'
 import { envPairs } from './env-pairs.ts'
-import { freePort, processTree, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
+import { freePort, processTree, startCpuRole, startFleet, startOurProxy, stop, waitForHttp } from './processes.ts'
 import { JAVASCRIPT_THREAD, threadsOf } from './threads.ts'
 
-const SELF = resolve(import.meta.path)
 /** The references that PROXY_CPU_PROCESSES runs as several processes on one port. */
 const SHAREABLE = ['minimal', 'minimal-shadow', 'serve-http1', 'serve-fetch']
 const TICK_US = 1_000_000 / 100 // USER_HZ
@@ -254,7 +252,7 @@ async function main(): Promise<void> {
         const args = name === 'minimal' ? [String(p.proxy), at(p.live)] : [String(p.proxy), at(p.live), at(p.shadow)]
         const copies = SHAREABLE.includes(name) ? REFERENCE_PROCESSES : 1
         const role = copies > 1 ? ['group', String(copies), name] : [name]
-        const child = spawn(['bun', 'run', SELF, ...role, ...args], { stdout: 'ignore', stderr: 'inherit' })
+        const child = startCpuRole([...role, ...args])
         children.push(child)
         await waitForHttp(at(p.proxy))
         targets.push({ name, pid: child.pid, url: `${at(p.proxy)}/`, us: [], rps: [] })
@@ -294,7 +292,7 @@ async function main(): Promise<void> {
 const [role, ...args] = process.argv.slice(2)
 if (role === 'group') {
   // PROXY_CPU_PROCESSES copies of a reference on one port, children of this one (so that processCpu counts them all).
-  const copies = Array.from({ length: Number(args[0]) }, () => spawn(['bun', 'run', SELF, ...args.slice(1)], { stdout: 'ignore', stderr: 'inherit' }))
+  const copies = Array.from({ length: Number(args[0]) }, () => startCpuRole(args.slice(1)))
   const stopAll = async (code: number) => {
     for (const copy of copies) copy.kill()
     await Promise.all(copies.map((copy) => copy.exited))

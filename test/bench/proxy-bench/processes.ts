@@ -11,6 +11,7 @@ import { freePort } from '../../support/ports.ts'
 
 const MAIN = resolve(import.meta.dir, '../../../src/main.ts')
 const FLEET = resolve(import.meta.dir, 'fleet.ts')
+const CPU_ROLES = resolve(import.meta.dir, 'cpu.ts')
 
 // Below the kernel's ephemeral range, so a port handed out is never given to a listener on port 0 meanwhile.
 export { freePort }
@@ -33,6 +34,15 @@ export async function waitForHttp(url: string, timeoutMs = 15_000): Promise<void
 /** Starts `fleet.ts <sleepMs> <variant> <ports...>`: upstreams on every port. */
 export function startFleet(sleepMs: number, ports: number[], variant: ShadowVariant = 'same'): Subprocess {
   return spawn(['bun', 'run', FLEET, String(sleepMs), variant, ...ports.map(String)], { stdout: 'ignore', stderr: 'inherit' })
+}
+
+/**
+ * One of cpu.ts's child roles (`raw-shadow <port> <live> <shadow>`,
+ * `group <copies> serve-fetch ...`): the reference proxies that cpu.ts and
+ * the proxy benchmark run beside ours.
+ */
+export function startCpuRole(args: readonly string[]): Subprocess {
+  return spawn(['bun', 'run', CPU_ROLES, ...args], { stdout: 'ignore', stderr: 'inherit' })
 }
 
 export interface OurProxy {
