@@ -34,14 +34,15 @@
  *   PROXY_BENCH_OPEN_RATE     the open loop's rate                             (default half nginx + mirror's req/s)
  *   PROXY_BENCH_BASELINE      another checkout's src/main.ts: its proxy (1 worker) as the "before" rows
  *   PROXY_BENCH_ENV           NAME=value,... given to every one of our proxies (SVC_APP_SHADOW_CLIENT=fetch, say)
- *   PROXY_BENCH_REFERENCES    reference rows, comma-separated, empty for none   (default raw-shadow,serve-fetch)
+ *   PROXY_BENCH_REFERENCES    reference rows, comma-separated, empty for none   (default minimal,raw-shadow,serve-fetch)
  *
- * The reference rows are cpu.ts's: `raw-shadow`, the floor of shadowing on
- * Bun's raw sockets (the bytes to both upstreams and a comparison, nothing
- * else), and `serve-fetch`, our proxy's shape without its pipeline; one
- * process each, the identical shadow. The shadowing targets say what the
- * floor made of them in the same run: a target that even the floor misses
- * is the machine's answer more than the proxy's.
+ * The reference rows are cpu.ts's, one process each: `minimal`, Bun's own
+ * pass-through (Bun.serve and fetch); `raw-shadow`, the floor of shadowing
+ * on Bun's raw sockets (the bytes to both upstreams and a comparison,
+ * nothing else, the identical shadow); `serve-fetch`, our proxy's shape
+ * without its pipeline. The no-shadowing and shadowing targets say what
+ * the first two made of them in the same run: a target that even the
+ * floor misses is the machine's answer more than the proxy's.
  *
  * Every server is a child process on 127.0.0.1 that this script starts
  * and stops by its PID.
@@ -137,7 +138,7 @@ interface Target {
 }
 
 /** cpu.ts's reference roles that the benchmark can run as rows of its own: their row names, by role. */
-const REFERENCES: Readonly<Record<string, string>> = { 'raw-shadow': ROW.floor, 'serve-fetch': ROW.shape }
+const REFERENCES: Readonly<Record<string, string>> = { minimal: ROW.passThrough, 'raw-shadow': ROW.floor, 'serve-fetch': ROW.shape }
 
 /** The shadowing rows, by the shadow they run against. */
 const SHADOWED: readonly [ShadowVariant, string][] = [
@@ -159,7 +160,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const most = workers[workers.length - 1]!
   const baseline = process.env.PROXY_BENCH_BASELINE
   const extraEnv = envPairs(process.env.PROXY_BENCH_ENV)
-  const references = [...new Set(listOf(process.env.PROXY_BENCH_REFERENCES ?? 'raw-shadow,serve-fetch'))].map((role) => {
+  const references = [...new Set(listOf(process.env.PROXY_BENCH_REFERENCES ?? 'minimal,raw-shadow,serve-fetch'))].map((role) => {
     if (!Object.hasOwn(REFERENCES, role)) throw new Error(`PROXY_BENCH_REFERENCES: ${role} is not one of ${Object.keys(REFERENCES).join(', ')}`)
     return { role, name: REFERENCES[role]!, port: freePort(), live: freePort(), shadow: freePort() }
   })
@@ -257,7 +258,9 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
       children.push(proxy.child)
     }
     for (const r of references) {
-      children.push(startCpuRole([r.role, String(r.port), at(r.live), at(r.shadow)]))
+      // `minimal` forwards to live only.
+      const upstreams = r.role === 'minimal' ? [at(r.live)] : [at(r.live), at(r.shadow)]
+      children.push(startCpuRole([r.role, String(r.port), ...upstreams]))
       await waitForHttp(at(r.port))
     }
     const main: Target[] = [

@@ -43,7 +43,7 @@
  * hits both alike). `PROXY_CPU_BASELINE_ENV=NAME=value,...` gives the
  * baseline settings of its own (the connections per host it was best
  * with, say). `PROXY_CPU_PROCESSES=N` runs each of `minimal`,
- * `minimal-shadow`, `serve-http1` and `serve-fetch` as N processes on one
+ * `minimal-shadow`, `raw-shadow`, `serve-http1` and `serve-fetch` as N processes on one
  * port (SO_REUSEPORT), as `SVC_APP_WORKERS` runs ours: what a second
  * process costs a reference that has no pipeline.
  */
@@ -63,7 +63,7 @@ import { freePort, processTree, startCpuRole, startFleet, startOurProxy, stop, w
 import { JAVASCRIPT_THREAD, threadsOf } from './threads.ts'
 
 /** The references that PROXY_CPU_PROCESSES runs as several processes on one port. */
-const SHAREABLE = ['minimal', 'minimal-shadow', 'serve-http1', 'serve-fetch']
+const SHAREABLE = ['minimal', 'minimal-shadow', 'raw-shadow', 'serve-http1', 'serve-fetch']
 const TICK_US = 1_000_000 / 100 // USER_HZ
 
 /** utime and stime of a process or thread, in µs. */

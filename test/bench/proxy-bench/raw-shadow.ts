@@ -14,6 +14,7 @@
  * (docs/benchmarks/proxy.md).
  */
 import { compileCaptureOptions, DEFAULT_DIFF_CONFIG, processCapture } from '../../../src/diff/index.ts'
+import { SHARED_PORT } from './http1-floors.ts'
 
 const HEAD_END = Buffer.from('\r\n\r\n')
 /** The benchmark's upstreams answer JSON (fleet.ts): the bodies are diffed as JSON, as minimal-shadow's are. */
@@ -117,9 +118,13 @@ export function serveRawShadow(port: number, liveUrl: string, shadowUrl: string)
     live.body = undefined
     shadow.body = undefined
   }
-  Bun.listen<Pair>({
+  // PROXY_CPU_PROCESSES copies share the port, as SVC_APP_WORKERS's do.
+  // Bun.listen honours reusePort (1.4.5), though its types list it for
+  // connect only.
+  const options: Bun.TCPSocketListenOptions<Pair> & { reusePort: boolean } = {
     hostname: '127.0.0.1',
     port,
+    reusePort: SHARED_PORT,
     socket: {
       open(client) {
         const pair: Pair = {
@@ -141,5 +146,6 @@ export function serveRawShadow(port: number, liveUrl: string, shadowUrl: string)
         client.data.shadow.end()
       },
     },
-  })
+  }
+  Bun.listen(options)
 }

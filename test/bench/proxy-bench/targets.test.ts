@@ -71,3 +71,26 @@ describe('the shadowing targets beside the raw-socket floor of the same run', ()
     expect(shadowing(base).some((c) => c.measured.includes('floor'))).toBe(false)
   })
 })
+
+describe('the no-shadowing target beside Bun\'s own pass-through of the same run', () => {
+  const direct: MeasuredRow = { name: ROW.direct, result: run(50_000), rounds: [run(50_000), run(50_000), run(50_000)] }
+  const passThrough: MeasuredRow = { name: ROW.passThrough, result: run(15_000), rounds: [run(15_000), run(15_000), run(15_000)] }
+  /** The no-shadowing check when ours made `rps` with `auto`, with or without the pass-through row. */
+  const noShadowing = (rps: number, rows: MeasuredRow[] = [passThrough]) =>
+    checkTargets([direct, { name: ROW.none, workers: 'auto', result: run(rps) }, ...rows], [], 'auto').find((c) =>
+      c.target.startsWith('no shadowing (workers auto)'),
+    )!
+
+  test('a pass-through under 0.40x direct says so beside a missed target', () => {
+    const check = noShadowing(14_500)
+    expect(check.met).toBe(false)
+    expect(check.measured).toBe("0.29x; Bun's pass-through (one process) 0.30x, under the target itself")
+  })
+
+  test('beside a met target, or without the row, nothing is said against it', () => {
+    const met = noShadowing(21_000)
+    expect(met.met).toBe(true)
+    expect(met.measured).toBe("0.42x; Bun's pass-through (one process) 0.30x")
+    expect(noShadowing(14_500, []).measured).toBe('0.29x')
+  })
+})
