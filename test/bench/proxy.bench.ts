@@ -162,7 +162,9 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const extraEnv = envPairs(process.env.PROXY_BENCH_ENV)
   const references = [...new Set(listOf(process.env.PROXY_BENCH_REFERENCES ?? 'minimal,raw-shadow,serve-fetch'))].map((role) => {
     if (!Object.hasOwn(REFERENCES, role)) throw new Error(`PROXY_BENCH_REFERENCES: ${role} is not one of ${Object.keys(REFERENCES).join(', ')}`)
-    return { role, name: REFERENCES[role]!, port: freePort(), live: freePort(), shadow: freePort() }
+    // `minimal` forwards to live only: no shadow port.
+    const upstreams = role === 'minimal' ? [freePort()] : [freePort(), freePort()]
+    return { role, name: REFERENCES[role]!, port: freePort(), upstreams }
   })
   // On a shared machine, say how busy it was before we added our load.
   const idleBefore = await machineBeforeText()
@@ -205,8 +207,8 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const everyOurs = [...ours, ...degraded]
   const shadowsOf = (variant: string) => everyOurs.filter((o) => o.variant === variant).map((o) => o.shadow)
   const children: Subprocess[] = [
-    startFleet(0, [ports.direct, ports.nginx, ports.mirror, ports.mirrorShadow, ...everyOurs.map((o) => o.live), ...shadowsOf('none'), ...references.map((r) => r.live)]),
-    startFleet(0, [...shadowsOf('same'), ...references.map((r) => r.shadow)]),
+    startFleet(0, [ports.direct, ports.nginx, ports.mirror, ports.mirrorShadow, ...everyOurs.map((o) => o.live), ...shadowsOf('none'), ...references.map((r) => r.upstreams[0]!)]),
+    startFleet(0, [...shadowsOf('same'), ...references.flatMap((r) => r.upstreams.slice(1))]),
     startFleet(0, shadowsOf('tenth'), 'tenth'),
     startFleet(0, shadowsOf('every'), 'every'),
     startFleet(2000, shadowsOf('slow')),
@@ -242,7 +244,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
         ports.direct,
         ports.mirrorShadow,
         ...everyOurs.flatMap((o) => (o.variant === 'down' ? [o.live] : [o.live, o.shadow])),
-        ...references.flatMap((r) => [r.live, r.shadow]),
+        ...references.flatMap((r) => r.upstreams),
       ].map((port) =>
         waitForHttp(at(port)),
       ),
@@ -258,9 +260,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
       children.push(proxy.child)
     }
     for (const r of references) {
-      // `minimal` forwards to live only.
-      const upstreams = r.role === 'minimal' ? [at(r.live)] : [at(r.live), at(r.shadow)]
-      children.push(startCpuRole([r.role, String(r.port), ...upstreams]))
+      children.push(startCpuRole([r.role, String(r.port), ...r.upstreams.map(at)]))
       await waitForHttp(at(r.port))
     }
     const main: Target[] = [
@@ -269,7 +269,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
         ? [target('nginx proxy_pass', nginx.proxyUrl, [ports.nginx]), target(ROW.mirror, nginx.mirrorUrl, [ports.mirror, ports.mirrorShadow])]
         : []),
       ...ours.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o))),
-      ...references.map((r) => target(r.name, `${at(r.port)}/`, [r.live, r.shadow])),
+      ...references.map((r) => target(r.name, `${at(r.port)}/`, r.upstreams)),
     ]
     print(
       `proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ${slowSeconds} s on the slow/down shadow, workers ${workers.join(', ')}`,

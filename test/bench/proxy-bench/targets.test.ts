@@ -93,4 +93,21 @@ describe('the no-shadowing target beside Bun\'s own pass-through of the same run
     expect(met.measured).toBe("0.42x; Bun's pass-through (one process) 0.30x")
     expect(noShadowing(14_500, []).measured).toBe('0.29x')
   })
+
+  test('a pass-through at or over 0.40x beside a missed target: the miss is the proxy\'s, and nothing more is said', () => {
+    const over: MeasuredRow = { name: ROW.passThrough, result: run(21_000), rounds: [run(21_000), run(20_000), run(22_000)] }
+    const check = noShadowing(14_500, [over])
+    expect(check.met).toBe(false)
+    expect(check.measured).toBe("0.29x; Bun's pass-through (one process) 0.42x")
+  })
+
+  test('the pass-through is paired with direct round by round', () => {
+    // Medians alone: 17,000 / 50,000 = 0.34x; by round 0.44, 0.42 and 0.26x of the same round's direct.
+    const slowRound: MeasuredRow = { name: ROW.direct, result: run(50_000), rounds: [run(40_000), run(50_000), run(65_000)] }
+    const uneven: MeasuredRow = { name: ROW.passThrough, result: run(17_000), rounds: [run(17_500), run(21_000), run(17_000)] }
+    const check = checkTargets([slowRound, { name: ROW.none, workers: 'auto', result: run(14_500) }, uneven], [], 'auto').find((c) =>
+      c.target.startsWith('no shadowing (workers auto)'),
+    )!
+    expect(check.measured).toBe("0.29x; Bun's pass-through (one process) 0.42x")
+  })
 })
