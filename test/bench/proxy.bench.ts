@@ -56,7 +56,7 @@ import type { ShadowVariant } from './proxy-bench/fleet.ts'
 import { fixedRate, hasWrk, load, type LoadResult } from './proxy-bench/load.ts'
 import { openLoop } from './proxy-bench/open-loop.ts'
 import { envPairs } from './proxy-bench/env-pairs.ts'
-import { machineShares, machineTicks, stealText, systemCallText, systemCallUs, type MachineTicks } from './api-bench/machine.ts'
+import { machineShares, machineSystemCallUs, machineTicks, stealText, systemCallText, type MachineTicks } from './api-bench/machine.ts'
 import {
   freePort,
   hasNginx,
@@ -435,7 +435,7 @@ async function machineBeforeText(): Promise<string> {
   await Bun.sleep(1000)
   const after = machineTicks()
   const busy = `CPU ${(machineShares(before, after).busy * 100).toFixed(0)}% busy before the run, ${stealText(before, after)}`
-  return `${busy}, load average ${loadText()}, ${systemCallText(systemCallUs())}`
+  return `${busy}, load average ${loadText()}, ${systemCallText(machineSystemCallUs())}`
 }
 
 function machineText(): string {

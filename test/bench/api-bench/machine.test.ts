@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { machineLines, machineShares, machineTicks, stealText, systemCallText, systemCallUs, type MachineTicks } from './machine.ts'
+import { machineLines, machineShares, machineSystemCallUs, machineTicks, stealText, systemCallText, systemCallUs, type MachineTicks } from './machine.ts'
 
 describe('the machine figures printed beside benchmark runs', () => {
   test('shares between two readings: busy and stolen time out of all', () => {
@@ -34,6 +34,12 @@ describe('the system call cost printed in the header', () => {
     expect(us).toBeGreaterThan(0)
     expect(us!).toBeLessThan(1_000)
     expect(systemCallText(us)).toBe(`${us!.toFixed(2)} µs per system call (getppid)`)
+  })
+
+  test.if(process.platform === 'linux')('measured once per process: the header and the proxy benchmark print the same figure', () => {
+    const first = machineSystemCallUs()
+    expect(first).toBeGreaterThan(0)
+    expect(machineSystemCallUs()).toBe(first!)
   })
 
   test('where it could not be measured, the text says so', () => {

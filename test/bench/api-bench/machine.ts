@@ -58,13 +58,25 @@ export function systemCallUs(calls = 200_000): number | undefined {
   return best
 }
 
+let measuredSystemCallUs: { us: number | undefined } | undefined
+
+/**
+ * This machine's system call cost, measured once per process: `bun run
+ * bench` prints it in its header and the proxy benchmark in its own, and
+ * a measure takes up to a second on a slow machine.
+ */
+export function machineSystemCallUs(): number | undefined {
+  measuredSystemCallUs ??= { us: systemCallUs() }
+  return measuredSystemCallUs.us
+}
+
 /** `1.09 µs per system call (getppid)`, or a word on why there is none. */
 export function systemCallText(us: number | undefined): string {
   return us === undefined ? 'system call cost not measured (no getppid through bun:ffi)' : `${us.toFixed(2)} µs per system call (getppid)`
 }
 
-/** The header of a benchmark's output; measuring the system call takes up to a second on a slow machine, so only here. */
-export function machineLines(machine: Machine = describeMachine(), date = new Date(), callUs: number | undefined = systemCallUs()): string[] {
+/** The header of a benchmark's output. */
+export function machineLines(machine: Machine = describeMachine(), date = new Date(), callUs: number | undefined = machineSystemCallUs()): string[] {
   return [
     `date:    ${date.toISOString()}`,
     `machine: ${machine.cpus} CPU(s) (nproc), ${machine.cpuModel}, ${machine.memoryGb} GB memory`,
