@@ -8,10 +8,12 @@ const PAGE = 1000
 /**
  * What a verdict is computed from (docs/ci.md "Checks"), read from the
  * insight rollups only, never from the captures: per endpoint its
- * requests, diffs and latency p95s (listEndpoints), and the failed shadows
- * from the error signatures (listSignatures, kind `error`) that name a
- * shadow failure; an `(other)` error signature, which keeps no class, is
- * counted as one too. With `ignoreNoise`, the noise-only diffs from the
+ * requests, diffs and latency p95s (listEndpoints), and from the error
+ * signatures (listSignatures, kind `error`) the failed shadows (those that
+ * name a shadow failure; an `(other)` error signature, which keeps no
+ * class, is counted as one too) and the captures whose live alone failed,
+ * which are taken out of the requests: they hold no answer of live's to
+ * compare with, and a window of nothing else (live down) must not pass. With `ignoreNoise`, the noise-only diffs from the
  * diff signatures (listSignatures, kind `diff`) and the fields'
  * classifications (listFields) of the same window; without, neither is
  * read.
@@ -28,11 +30,14 @@ export async function readVerdictFacts(
     ignoreNoise ? everyPage((offset) => insights.signatures(gateId, { ...window, limit: PAGE, offset, sort: 'count', order: 'desc', kind: 'diff' })) : [],
     ignoreNoise ? everyPage((offset) => insights.fields(gateId, { ...window, limit: PAGE, offset, sort: 'path', order: 'asc' })) : [],
   ])
+  const count = (signatures: readonly { count: number }[]) => signatures.reduce((sum, s) => sum + s.count, 0)
+  const liveFailures = count(errors.filter((s) => s.shadow_error === null && !s.overflow))
   return {
-    requests: endpoints.reduce((sum, endpoint) => sum + endpoint.requests, 0),
+    requests: endpoints.reduce((sum, endpoint) => sum + endpoint.requests, 0) - liveFailures,
+    liveFailures,
     diffs: endpoints.reduce((sum, endpoint) => sum + endpoint.diffs, 0),
     noiseOnlyDiffs: noiseOnlyDiffs(diffs, fields),
-    shadowErrors: errors.filter((s) => s.shadow_error !== null || s.overflow).reduce((sum, s) => sum + s.count, 0),
+    shadowErrors: count(errors.filter((s) => s.shadow_error !== null || s.overflow)),
     endpoints: endpoints.map((endpoint) => ({
       method: endpoint.method,
       template: endpoint.template,

@@ -13,6 +13,7 @@ export function junitReport(report: VerdictReport, gateLabel: string, timestamp:
   const properties = [
     ['verdict', report.verdict],
     ['requests', String(report.requests)],
+    ['live_failures', String(report.live_failures)],
     ['ignore_noise', String(report.ignore_noise)],
     ['noise_ignored', String(report.noise_ignored)],
     ['window.from', report.window.from],

@@ -48,6 +48,9 @@ export function verdictTable(report: VerdictReport, gateLabel: string): string {
     report.ignore_noise
       ? `noise ignored: ${report.noise_ignored} diffs touched only fields classified noise and are not in diff_rate`
       : 'noise counted: every diff is in diff_rate (--no-ignore-noise)',
+    ...(report.live_failures > 0
+      ? [`live failed: ${report.live_failures} captures whose live gave no answer are not in requests (nothing to compare the shadow with)`]
+      : []),
     ...(report.verdict === 'inconclusive'
       ? [`too few requests to conclude: ${report.requests} in the window, min_requests is ${report.checks[0]?.threshold ?? '?'}`]
       : []),

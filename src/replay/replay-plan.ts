@@ -2,7 +2,7 @@ import { HOP_BY_HOP_HEADERS, REDACTED, type HeaderMap } from '../diff/index.ts'
 import type { StoredCapture } from './stored-capture.ts'
 
 /** Why a stored capture is not sent, defined once for the tally, the summary and docs/ci.md. */
-export const SKIP_REASONS = ['method', 'redacted'] as const
+export const SKIP_REASONS = ['method', 'live_failed', 'redacted'] as const
 export type SkipReason = (typeof SKIP_REASONS)[number]
 
 /**
@@ -51,6 +51,9 @@ const REDACTED_BYTES = new TextEncoder().encode(REDACTED)
 /**
  * Whether, and what, to send for a stored capture (docs/ci.md "Replay"):
  * - a method outside `policy.methods` is skipped as `method`;
+ * - a capture whose live failed (status 0) is skipped as `live_failed`:
+ *   there is no answer of live's to compare the candidate's with, and the
+ *   verdict would count it nowhere (docs/ci.md "Checks");
  * - a request whose stored headers (other than those `--header` sets)
  *   or body hold a redacted value is skipped as `redacted`: the original
  *   value is gone, and sending `[REDACTED]` in its place tests nothing
@@ -60,6 +63,7 @@ const REDACTED_BYTES = new TextEncoder().encode(REDACTED)
 export function planReplay(capture: StoredCapture, body: Uint8Array<ArrayBuffer>, policy: ReplayPolicy): ReplayPlan {
   const method = capture.method.toUpperCase()
   if (!policy.methods.has(method)) return { kind: 'skip', reason: 'method' }
+  if (capture.live_response.status_code === 0) return { kind: 'skip', reason: 'live_failed' }
   const headers: Array<[string, string]> = []
   let redacted = containsBytes(body, REDACTED_BYTES)
   for (const [name, values] of Object.entries(capture.headers as HeaderMap)) {

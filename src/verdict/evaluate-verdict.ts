@@ -30,8 +30,16 @@ export interface EndpointLatency {
 
 /** The counts a verdict is computed from, for one gate and window. */
 export interface VerdictFacts {
-  /** Captures in the window. */
+  /**
+   * Captures in the window that can speak for or against the candidate:
+   * every capture but those whose live alone failed (`liveFailures`).
+   */
   readonly requests: number
+  /**
+   * Captures whose live failed while the shadow answered: nothing to
+   * compare the shadow with, so in no count (docs/ci.md "Checks").
+   */
+  readonly liveFailures: number
   /** Captures whose comparison found a difference (signature kind `diff`). */
   readonly diffs: number
   /** Those whose difference touched only fields classified `noise` (noise-only-diffs.ts). */
@@ -45,6 +53,8 @@ export interface VerdictOutcome {
   readonly verdict: Verdict
   readonly checks: readonly VerdictCheck[]
   readonly requests: number
+  /** Captures left out of every count because their live alone failed. */
+  readonly liveFailures: number
   /** Diffs left out of `diff_rate` as noise only: 0 unless noise is ignored. */
   readonly noiseIgnored: number
 }
@@ -63,8 +73,9 @@ export const LATENCY_FLOOR_MS = 1
 
 /**
  * The verdict on a gate's captures (docs/ci.md "Checks"):
- * - `requests`: at least `min_requests` captures, else the verdict is
- *   `inconclusive` whatever the other checks say: too few to conclude;
+ * - `requests`: at least `min_requests` captures whose live answered (or
+ *   whose shadow failed too), else the verdict is `inconclusive` whatever
+ *   the other checks say: too few to conclude;
  * - `diff_rate`: diffs / requests at most `max_diff_rate`, without the
  *   noise-only diffs when `ignoreNoise`;
  * - `error_rate`: failed shadows / requests at most `max_error_rate`;
@@ -100,7 +111,7 @@ export function evaluateVerdict(
     })
   }
   const verdict: Verdict = !checks[0]!.pass ? 'inconclusive' : checks.every((check) => check.pass) ? 'pass' : 'fail'
-  return { verdict, checks, requests: facts.requests, noiseIgnored }
+  return { verdict, checks, requests: facts.requests, liveFailures: facts.liveFailures, noiseIgnored }
 }
 
 /** shadow p95 / live p95, each at least LATENCY_FLOOR_MS; undefined when a side has no latency. */

@@ -33,6 +33,7 @@ export function verdictRoutes(ctx: ApiContext) {
           checks: [...outcome.checks],
           window: { from: from.toISOString(), to: to.toISOString() },
           requests: outcome.requests,
+          live_failures: outcome.liveFailures,
           ignore_noise: ignoreNoise,
           noise_ignored: outcome.noiseIgnored,
         },
@@ -48,7 +49,9 @@ export function verdictRoutes(ctx: ApiContext) {
         summary: 'Whether the shadow can ship: pass, fail or inconclusive, with the checks behind it',
         description:
           '`from`/`to`: RFC 3339; default the hour before `to`, `to` default now. Counts come from the insight ' +
-          'rollups of the whole minutes from the one holding `from` to the one holding `to`. Checks: `requests` ' +
+          'rollups of the whole minutes from the one holding `from` to the one holding `to`. `requests` counts the ' +
+          'captures but those whose live alone failed (status 0 on live, the shadow answered: nothing to compare ' +
+          'with), which `live_failures` counts apart. Checks: `requests` ' +
           '(at least `min_requests`, else the verdict is `inconclusive`), `diff_rate` (diffs / requests at most ' +
           '`max_diff_rate`), `error_rate` (failed shadows, status 0, / requests at most `max_error_rate`), and per ' +
           'endpoint (`scope` "METHOD template") `latency_ratio` (shadow p95 / live p95, each at least 1 ms, at most ' +

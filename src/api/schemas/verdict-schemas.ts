@@ -54,6 +54,7 @@ export const verdictReport = type({
   checks: verdictCheck.array(),
   window: { from: 'string', to: 'string' },
   requests: 'number.integer',
+  live_failures: 'number.integer',
   ignore_noise: 'boolean',
   noise_ignored: 'number.integer',
 })

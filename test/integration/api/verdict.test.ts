@@ -8,6 +8,7 @@ interface Verdict {
   checks: Array<{ name: string; scope: string; value: number; threshold: number; pass: boolean }>
   window: { from: string; to: string }
   requests: number
+  live_failures: number
   ignore_noise: boolean
   noise_ignored: number
 }
@@ -70,15 +71,16 @@ describe.each(BACKENDS)('getVerdict on %s', (backend) => {
 
   test('counts the last hour by default: diff rate, failed shadows only, and each endpoint\'s latency ratio', async () => {
     const v = await verdict(gateId, '?max_latency_ratio=2')
-    expect(v.requests).toBe(200)
+    // The 2 captures whose live failed are in no count: 198 requests.
+    expect(v).toMatchObject({ requests: 198, live_failures: 2 })
     // No capture had a noise check: nothing is classified noise, nothing left out.
     expect(v).toMatchObject({ ignore_noise: true, noise_ignored: 0 })
     expect(Date.parse(v.window.to) - Date.parse(v.window.from)).toBe(60 * MINUTE)
     expect(Math.abs(Date.parse(v.window.to) - Date.now())).toBeLessThan(60_000)
     expect(v.checks.slice(0, 3)).toEqual([
-      { name: 'requests', scope: 'gate', value: 200, threshold: 100, pass: true },
-      { name: 'diff_rate', scope: 'gate', value: 0.03, threshold: 0.01, pass: false },
-      { name: 'error_rate', scope: 'gate', value: 0.02, threshold: 0.01, pass: false },
+      { name: 'requests', scope: 'gate', value: 198, threshold: 100, pass: true },
+      { name: 'diff_rate', scope: 'gate', value: 6 / 198, threshold: 0.01, pass: false },
+      { name: 'error_rate', scope: 'gate', value: 4 / 198, threshold: 0.01, pass: false },
     ])
     const slow = v.checks.find((c) => c.scope === 'GET /slow/{id}')!
     expect(slow.name).toBe('latency_ratio')
@@ -91,15 +93,29 @@ describe.each(BACKENDS)('getVerdict on %s', (backend) => {
   })
 
   test('the query overrides the thresholds, one at a time', async () => {
-    const v = await verdict(gateId, '?max_diff_rate=0.05&max_error_rate=0.02&max_latency_ratio=4')
+    const v = await verdict(gateId, '?max_diff_rate=0.05&max_error_rate=0.03&max_latency_ratio=4')
     expect(v.verdict).toBe('pass')
-    expect(v.checks.map((c) => c.threshold).slice(0, 3)).toEqual([100, 0.05, 0.02])
+    expect(v.checks.map((c) => c.threshold).slice(0, 3)).toEqual([100, 0.05, 0.03])
   })
 
   test('too few requests is inconclusive, whatever else fails', async () => {
-    const v = await verdict(gateId, '?min_requests=201')
+    const v = await verdict(gateId, '?min_requests=199')
     expect(v.verdict).toBe('inconclusive')
     expect(failing(v)[0]).toBe('requests@gate')
+  })
+
+  test('a window where live alone failed is inconclusive: nothing was compared; where both failed, the shadow failed too', async () => {
+    const down = await newGate('verdict-live-down')
+    const liveDown = { liveStatus: 0, liveHeaders: {}, live: 'live: timed out after 5s', shadowStatus: 500, shadow: { error: 'boom' } }
+    await store(down, Array.from({ length: 120 }, (_, i) => ({ path: `/p/${i}`, created_at: iso(MINUTE + i * 100), ...liveDown })))
+    const v = await verdict(down)
+    expect(v).toMatchObject({ verdict: 'inconclusive', requests: 0, live_failures: 120 })
+    expect(v.checks.slice(0, 3).map((c) => c.value)).toEqual([0, 0, 0])
+    const both = { ...liveDown, shadowStatus: 0, shadowHeaders: {}, shadow: 'shadow: connection refused' }
+    await store(down, Array.from({ length: 100 }, (_, i) => ({ path: `/q/${i}`, created_at: iso(MINUTE + i * 100), ...both })))
+    const after = await verdict(down)
+    expect(after).toMatchObject({ verdict: 'fail', requests: 100, live_failures: 120 })
+    expect(after.checks[2]).toMatchObject({ name: 'error_rate', value: 1, pass: false })
   })
 
   test('an explicit window counts only its minutes', async () => {

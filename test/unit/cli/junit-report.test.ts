@@ -10,6 +10,7 @@ function report(overrides: Partial<VerdictReport> = {}): VerdictReport {
   return {
     verdict: 'fail',
     requests: 500,
+    live_failures: 3,
     window: WINDOW,
     ignore_noise: true,
     noise_ignored: 12,
@@ -41,6 +42,7 @@ describe('junitReport, read back by a JUnit parser', () => {
     expect(suite.properties as unknown).toEqual([
       { name: 'verdict', value: 'fail' },
       { name: 'requests', value: 500 },
+      { name: 'live_failures', value: 3 },
       { name: 'ignore_noise', value: 'true' },
       { name: 'noise_ignored', value: 12 },
       { name: 'window.from', value: WINDOW.from },

@@ -7,6 +7,7 @@ describe('verdictTable', () => {
       {
         verdict: 'fail',
         requests: 1234,
+        live_failures: 0,
         window: { from: '2026-11-26T10:00:00.000Z', to: '2026-11-26T11:00:00.000Z' },
         ignore_noise: true,
         noise_ignored: 17,
@@ -35,7 +36,7 @@ describe('verdictTable', () => {
 
   test('with noise counted, the last line says so', () => {
     const text = verdictTable(
-      { verdict: 'pass', requests: 3, window: { from: 'a', to: 'b' }, ignore_noise: false, noise_ignored: 0, checks: [] },
+      { verdict: 'pass', requests: 3, live_failures: 0, window: { from: 'a', to: 'b' }, ignore_noise: false, noise_ignored: 0, checks: [] },
       'g1',
     )
     expect(text).toEndWith('\nnoise counted: every diff is in diff_rate (--no-ignore-noise)\n')
@@ -46,6 +47,7 @@ describe('verdictTable', () => {
       {
         verdict: 'inconclusive',
         requests: 3,
+        live_failures: 0,
         window: { from: 'a', to: 'b' },
         ignore_noise: true,
         noise_ignored: 0,
@@ -54,6 +56,23 @@ describe('verdictTable', () => {
       'g1',
     )
     expect(text).toContain('too few requests to conclude: 3 in the window, min_requests is 100')
+  })
+
+  test('captures whose live alone failed are named, since they are in no count', () => {
+    const text = verdictTable(
+      {
+        verdict: 'inconclusive',
+        requests: 0,
+        live_failures: 120,
+        window: { from: 'a', to: 'b' },
+        ignore_noise: true,
+        noise_ignored: 0,
+        checks: [{ name: 'requests', scope: 'gate', value: 0, threshold: 100, pass: false }],
+      },
+      'g1',
+    )
+    expect(text).toContain('live failed: 120 captures whose live gave no answer are not in requests (nothing to compare the shadow with)')
+    expect(verdictTable({ verdict: 'pass', requests: 3, live_failures: 0, window: { from: 'a', to: 'b' }, ignore_noise: false, noise_ignored: 0, checks: [] }, 'g1')).not.toContain('live failed')
   })
 
   test.each([

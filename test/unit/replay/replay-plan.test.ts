@@ -41,6 +41,13 @@ describe('planReplay', () => {
     })
   })
 
+  test('a capture whose live failed is skipped as live_failed: nothing to compare the candidate with', () => {
+    const failed = { id: crypto.randomUUID(), status_code: 0, headers: {}, body: Buffer.from('live: timed out after 5s').toString('base64'), latency_ms: 5000, created_at: '2026-11-26T10:00:00Z' }
+    expect(planReplay(capture({ live_response: failed }), none, policy())).toEqual({ kind: 'skip', reason: 'live_failed' })
+    // A method not sent is told first, as a user who left it out expects.
+    expect(planReplay(capture({ method: 'POST', live_response: failed }), none, policy())).toEqual({ kind: 'skip', reason: 'method' })
+  })
+
   // [method, methods allowed, skipped]
   const methods: Array<[string, string[] | undefined, boolean]> = [
     ['GET', undefined, false],

@@ -11,7 +11,7 @@ import {
 const T: VerdictThresholds = { max_diff_rate: 0.05, max_error_rate: 0.02, max_latency_ratio: 1.5, min_requests: 100 }
 
 function facts(requests: number, diffs = 0, shadowErrors = 0, endpoints: EndpointLatency[] = [], noiseOnlyDiffs = 0): VerdictFacts {
-  return { requests, diffs, noiseOnlyDiffs, shadowErrors, endpoints }
+  return { requests, liveFailures: 0, diffs, noiseOnlyDiffs, shadowErrors, endpoints }
 }
 
 function endpoint(method: string, template: string, live: number | null, shadow: number | null): EndpointLatency {
