@@ -11,7 +11,8 @@ export const MAX_JSON_BODY_DEPTH = MAX_COMPARE_DEPTH + 8
 
 /**
  * The API's JSON body parser (`parse` of the routes that take a body): the
- * nesting is checked on the text before anything parses it. A body nested
+ * nesting is checked on the text before anything parses it, and what it
+ * parses to must be an object. A body nested
  * a million levels deep otherwise held the event loop for seconds in
  * JSON.parse and the schema check, then overflowed the stack in the
  * validation error's message: a 500 instead of a 400.
@@ -21,11 +22,18 @@ export async function parseJsonBody({ request }: { request: Request }): Promise<
   if (textNestsDeeperThan(text, MAX_JSON_BODY_DEPTH)) {
     throw new InvalidBodyError(`the request body nests deeper than ${MAX_JSON_BODY_DEPTH} levels`)
   }
+  let body: unknown
   try {
-    return JSON.parse(text)
+    body = JSON.parse(text)
   } catch {
     throw new InvalidBodyError('the request body is not valid JSON')
   }
+  // Every body the API takes is an object; arktype's object types let an
+  // array through, which updateGate answered 200 and startRediff took.
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidBodyError('the request body must be a JSON object')
+  }
+  return body
 }
 
 /**

@@ -1,3 +1,4 @@
+import { type } from 'arktype'
 import { InvalidParameterError } from '../errors/app-error.ts'
 
 /**
@@ -48,3 +49,10 @@ export function rejectReversedWindow(query: { from?: Date; to?: Date }, detail =
     throw new InvalidParameterError(detail, 'from')
   }
 }
+
+/**
+ * The options of a route that takes no query parameter: one given anyway
+ * is a 400 naming it, as on the routes that take some (docs/reference/api.md
+ * "Conventions"), where it was ignored and a mistyped filter read as applied.
+ */
+export const noQuery = { transform: plainQuery(), query: type({ '+': 'reject' }) } as const

@@ -81,6 +81,12 @@ export function toJob(row: JobRow): Job {
   }
 }
 
+/** A job as the API answers for it: the runner's own fields (window, settings, cursor, attempts) left out. */
+export function publicJob(job: Job): Job {
+  const { id, kind, state, done, total, started_at, finished_at, error } = job
+  return { id, kind, state, done, total, started_at, finished_at, error }
+}
+
 function toRunnable(row: RunnableRow): RunnableJob {
   return {
     ...toJob(row),

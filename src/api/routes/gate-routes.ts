@@ -6,7 +6,7 @@ import { gateIdParams, problems } from '../schemas/common.ts'
 import { createGateBody, gateEnvelope, gateListEnvelope, listGatesQuery, updateGateBody } from '../schemas/gate-schemas.ts'
 import { paginate } from '../pagination.ts'
 import { jsonBodyParse } from '../json-body.ts'
-import { plainQuery } from '../query-string.ts'
+import { noQuery, plainQuery } from '../query-string.ts'
 
 /**
  * The gate operations (docs/reference/api.md "Operations", listGates to
@@ -34,9 +34,10 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: await ctx.gates.create(body) }
       },
       {
+        ...noQuery,
         parse: jsonBodyParse,
         body: createGateBody,
-        response: { 201: gateEnvelope, ...problems(400, 401, 409, 429, 500) },
+        response: { 201: gateEnvelope, ...problems(400, 401, 409, 413, 429, 500) },
         detail: { operationId: 'createGate', summary: 'Create a gate (a live/shadow URL pair)', tags: ['Gates'] },
       },
     )
@@ -44,6 +45,7 @@ export function gateRoutes(ctx: ApiContext) {
       '/gates/:gate_id',
       async ({ params }) => ({ data: await requireGate(ctx, params.gate_id) }),
       {
+        ...noQuery,
         params: gateIdParams,
         response: { 200: gateEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: { operationId: 'getGate', summary: 'Get one gate with its 24 h statistics', tags: ['Gates'] },
@@ -67,10 +69,11 @@ export function gateRoutes(ctx: ApiContext) {
         return { data: updated }
       },
       {
+        ...noQuery,
         parse: jsonBodyParse,
         params: gateIdParams,
         body: updateGateBody,
-        response: { 200: gateEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
+        response: { 200: gateEnvelope, ...problems(400, 401, 404, 409, 413, 429, 500) },
         detail: {
           operationId: 'updateGate',
           summary: 'Update a gate: name, diff_config, redacted_fields, retention (null or "" resets it), endpoints, verdict',
@@ -94,6 +97,7 @@ export function gateRoutes(ctx: ApiContext) {
         return new Response(null, { status: 204 })
       },
       {
+        ...noQuery,
         params: gateIdParams,
         response: problems(400, 401, 404, 429, 500),
         detail: {

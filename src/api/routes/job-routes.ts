@@ -3,6 +3,7 @@ import { NotFoundError } from '../../errors/app-error.ts'
 import type { ApiContext } from '../api-context.ts'
 import { captureWindow } from '../capture-window.ts'
 import { jsonBodyParse } from '../json-body.ts'
+import { noQuery } from '../query-string.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import { jobEnvelope, jobIdParams, startRediffBody } from '../schemas/job-schemas.ts'
 import { requireGate } from './gate-routes.ts'
@@ -31,10 +32,11 @@ export function jobRoutes(ctx: ApiContext) {
         return { data: job }
       },
       {
+        ...noQuery,
         parse: jsonBodyParse,
         params: gateIdParams,
         body: startRediffBody,
-        response: { 202: jobEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
+        response: { 202: jobEnvelope, ...problems(400, 401, 404, 409, 413, 429, 500) },
         detail: {
           operationId: 'startRediff',
           summary: "Re-diff the gate's stored captures under its current diff_config, in the background: answers 202 with the job",
@@ -54,6 +56,7 @@ export function jobRoutes(ctx: ApiContext) {
       '/gates/:gate_id/jobs/:job_id',
       async ({ params }) => jobAnswer(params, await ctx.jobs.store.get(params.gate_id, params.job_id)),
       {
+        ...noQuery,
         params: jobIdParams,
         response: { 200: jobEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: {
@@ -68,6 +71,7 @@ export function jobRoutes(ctx: ApiContext) {
       '/gates/:gate_id/jobs/:job_id',
       async ({ params }) => jobAnswer(params, await ctx.jobs.store.cancel(params.gate_id, params.job_id)),
       {
+        ...noQuery,
         params: jobIdParams,
         response: { 200: jobEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: {

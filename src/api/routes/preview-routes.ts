@@ -4,6 +4,7 @@ import { previewDiffConfig } from '../../rediff/preview-diff-config.ts'
 import type { ApiContext } from '../api-context.ts'
 import { captureWindow } from '../capture-window.ts'
 import { jsonBodyParse } from '../json-body.ts'
+import { noQuery } from '../query-string.ts'
 import { gateIdParams, problems } from '../schemas/common.ts'
 import {
   DEFAULT_PREVIEW_LIMIT,
@@ -26,10 +27,11 @@ export function previewRoutes(ctx: ApiContext) {
       return { data: preview }
     },
     {
+      ...noQuery,
       parse: jsonBodyParse,
       params: gateIdParams,
       body: previewDiffConfigBody,
-      response: { 200: diffConfigPreviewEnvelope, ...problems(400, 401, 404, 409, 429, 500) },
+      response: { 200: diffConfigPreviewEnvelope, ...problems(400, 401, 404, 409, 413, 429, 500) },
       detail: {
         operationId: 'previewDiffConfig',
         summary: 'What a candidate diff_config would silence and surface, on the most recent stored captures; changes nothing',

@@ -14,7 +14,7 @@ import {
 } from '../schemas/request-schemas.ts'
 import { requireGate } from './gate-routes.ts'
 import { jsonBodyParse } from '../json-body.ts'
-import { methodList, plainQuery, rejectReversedWindow } from '../query-string.ts'
+import { methodList, noQuery, plainQuery, rejectReversedWindow } from '../query-string.ts'
 
 /**
  * The capture operations (docs/reference/api.md "Operations", listRequests to
@@ -55,6 +55,7 @@ export function requestRoutes(ctx: ApiContext) {
         return { data: summary }
       },
       {
+        ...noQuery,
         parse: jsonBodyParse,
         params: gateIdParams,
         body: createRequestBody,
@@ -86,6 +87,7 @@ export function requestRoutes(ctx: ApiContext) {
         return { data: toDetailJson(detail) }
       },
       {
+        ...noQuery,
         params: requestIdParams,
         response: { 200: requestDetailEnvelope, ...problems(400, 401, 404, 429, 500) },
         detail: {

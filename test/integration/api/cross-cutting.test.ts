@@ -122,6 +122,40 @@ describe.each(BACKENDS)('authentication, errors and headers on %s', (backend) =>
     expect(await broken.json()).toMatchObject({ detail: 'the request body is not valid JSON' })
   })
 
+  test.each([
+    ['POST', '/gates', '[]'],
+    ['PATCH', `/gates/${gateId}`, '[]'],
+    ['POST', `/gates/${gateId}/rediff`, '[1,2]'],
+    ['POST', `/gates/${gateId}/diff-config/preview`, 'null'],
+    ['POST', `/gates/${gateId}/requests`, '"text"'],
+    ['POST', '/gates', '42'],
+  ])('%s %s with %s is a 400: a body must be a JSON object', async (method, path, body) => {
+    const res = await t.call(method, path, body)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: '/errors/invalid-request-body', detail: 'the request body must be a JSON object' })
+  })
+
+  test.each([
+    ['GET', '/config?bogus_param=1'],
+    ['GET', '/stats?bogus_param=1'],
+    ['POST', '/gates?bogus_param=1'],
+    ['GET', `/gates/${gateId}?bogus_param=1`],
+    ['PATCH', `/gates/${gateId}?bogus_param=1`],
+    ['DELETE', `/gates/${gateId}?bogus_param=1`],
+    ['POST', `/gates/${gateId}/requests?bogus_param=1`],
+    ['GET', `/gates/${gateId}/requests/${gateId}?bogus_param=1`],
+    ['POST', `/gates/${gateId}/diff-config/preview?bogus_param=1`],
+    ['POST', `/gates/${gateId}/rediff?bogus_param=1`],
+    ['GET', `/gates/${gateId}/jobs/${gateId}?bogus_param=1`],
+    ['DELETE', `/gates/${gateId}/jobs/${gateId}?bogus_param=1`],
+  ])('%s %s: an operation without query parameters refuses one, naming it', async (method, path) => {
+    const res = await t.call(method, path, method === 'POST' || method === 'PATCH' ? {} : undefined)
+    expect(res.status).toBe(400)
+    const problem = (await res.json()) as { type: string; detail: string }
+    expect(problem.type).toBe('/errors/invalid-parameter')
+    expect(problem.detail).toContain('bogus_param')
+  })
+
   test('a request without the key is refused before its body is read', async () => {
     // A chunked body that never ends: its 401 must not wait for it.
     const { hostname, port } = new URL(t.url)

@@ -90,6 +90,8 @@ describe.each(BACKENDS)('re-diff jobs on %s', (backend) => {
     const started = ((await res.json()) as { data: Job }).data
     expect(started).toMatchObject({ kind: 'rediff', total: 700, error: null, finished_at: null })
     expect(['queued', 'running']).toContain(started.state)
+    // The job as getJob gives it, nothing of what the runner keeps (its window, settings, attempts).
+    expect(Object.keys(started).sort()).toEqual(['done', 'error', 'finished_at', 'id', 'kind', 'started_at', 'state', 'total'])
     // Captures keep coming while it runs (under the new config already).
     await ingest(gate, Array.from({ length: 60 }, (_, i) => capture(i + 5000, new Date().toISOString())))
     const finished = await ended(gate, started.id)
