@@ -23,6 +23,9 @@ import { createShadowHandler, type ShadowHandler } from './pipeline/shadow-handl
 import type { ShadowSettings } from './policy/shadow-settings.ts'
 import type { UpstreamPool } from './upstream/upstream-client.ts'
 import { createUpstreamPool } from './upstream/upstream-pool.ts'
+import { toUpstreamError } from './upstream/upstream-error.ts'
+import { liveFailureProblem } from './pipeline/problem-response.ts'
+import { problemResponse } from '../errors/problem.ts'
 import { warnUnknownVariables } from '../config/known-variables.ts'
 import { within } from '../async/within.ts'
 import { workerIndexOf } from '../workers/ipc-messages.ts'
@@ -192,6 +195,16 @@ function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandle
     fetch: (request, bunServer) =>
       handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
     error(error) {
+      // The handler answers its own failures; Bun comes here when it could
+      // not send the response the handler gave, before its head went out:
+      // live's body broke while Bun still read it whole (a small body cut
+      // short, with the copy for the comparison taken by clone()). That is
+      // live's failure, answered as one: 502, not a 500 and an error log.
+      const failure = toUpstreamError(error, 'live')
+      if (failure.kind !== 'error') {
+        logger.debug('live response failed before it was sent', { error: failure.message })
+        return problemResponse(liveFailureProblem(failure))
+      }
       logger.error('proxy request failed unexpectedly', { error })
       return new Response(JSON.stringify({ type: '/errors/internal', title: 'Internal server error', status: 500 }), {
         status: 500,

@@ -9,6 +9,8 @@
 /** Writes to the connection; `open()` is false once it closed (the client gave up). */
 export interface HostileConnection {
   write(bytes: string | Uint8Array): void
+  /** Closes the connection after what was written (a body cut short, say). */
+  end(): void
   open(): boolean
 }
 
@@ -55,6 +57,9 @@ export function startHostileUpstream(answers: Record<string, HostileAnswer>, hol
             if (socket.data.closed) return
             written += typeof bytes === 'string' ? Buffer.byteLength(bytes, 'latin1') : bytes.byteLength
             socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes)
+          },
+          end() {
+            if (!socket.data.closed) socket.end()
           },
           open: () => !socket.data.closed,
         }

@@ -175,8 +175,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           onUnexpected: logUnexpected,
         })
 
-  async function handle(request: Request, forwardContext: ForwardContext | undefined): Promise<Response> {
-    const started = performance.now()
+  async function handle(request: Request, forwardContext: ForwardContext | undefined, started: number): Promise<Response> {
     const method = request.method
     const url = request.url
     const target = forwardContext?.pathAndQuery ?? pathAndQueryOf(url)
@@ -249,17 +248,21 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   return {
     settings,
     metrics,
-    fetch: (request, forwardContext) =>
-      handle(request, forwardContext).catch((error: unknown) => {
+    fetch(request, forwardContext) {
+      const started = performance.now()
+      return handle(request, forwardContext, started).catch((error: unknown) => {
         // A bug, not an upstream failure (those are answered 502/504): say nothing internal.
         logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
+        // Still a request received: the metrics count every one.
+        server.observe(request.method, 500, (performance.now() - started) / 1000)
         return problemResponse({
           type: '/errors/internal',
           title: 'Internal server error',
           status: 500,
           detail: 'the proxy failed to handle the request',
         })
-      }),
+      })
+    },
     get inFlight() {
       return tasks.size
     },
