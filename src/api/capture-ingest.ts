@@ -2,6 +2,7 @@ import type { Comparison, PatchOp } from '../diff/index.ts'
 import { ensureCompiled, processCapture } from '../diff/index.ts'
 import { NotFoundError } from '../errors/app-error.ts'
 import { EndpointTemplates } from '../insights/index.ts'
+import { failedSideOf } from '../metrics/index.ts'
 import type { GateSettings } from '../store/rows.ts'
 import { isRowRefusal } from '../store/sql-errors.ts'
 import type { ApiContext } from './api-context.ts'
@@ -84,7 +85,9 @@ export async function ingestCapture(ctx: ApiContext, gateId: string, body: Creat
     throw isRowRefusal(error) ? new CaptureRejectedError(error) : error
   }
   if (stored.created) {
-    ctx.comparisons.forGate(gateId).record(comparison.kind, ops.length)
+    const comparisons = ctx.comparisons.forGate(gateId)
+    if (comparison.kind === 'error') comparisons.failed(failedSideOf(body.live_response.status_code, body.shadow_response.status_code))
+    else comparisons.record(comparison.kind, ops.length)
     if (noise !== undefined) ctx.noiseChecks.forGate(gateId).record(noise.result)
   }
   return stored.summary

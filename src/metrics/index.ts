@@ -27,6 +27,8 @@ export {
 } from './http-server-metrics.ts'
 export {
   COMPARISON_RESULTS,
+  FAILED_SIDES,
+  failedSideOf,
   HTTP_METHODS,
   httpMethodLabel,
   SKIP_REASONS,
@@ -34,6 +36,7 @@ export {
   SVC_TARGETS,
   svcTargetLabel,
   type ComparisonResult,
+  type FailedSide,
   type HttpMethod,
   type SkipReason,
   type SvcTarget,

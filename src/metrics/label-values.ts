@@ -8,6 +8,20 @@
 export const COMPARISON_RESULTS = ['match', 'diff', 'error'] as const
 export type ComparisonResult = (typeof COMPARISON_RESULTS)[number]
 
+/**
+ * `side` of `svc_comparison_errors_total`: which side of a comparison with
+ * result `error` failed. Live failing says nothing of the candidate, so an
+ * alert on the candidate reads `shadow` and `both` only.
+ */
+export const FAILED_SIDES = ['live', 'shadow', 'both'] as const
+export type FailedSide = (typeof FAILED_SIDES)[number]
+
+/** The failed side of a comparison whose live and/or shadow status is 0 (a failed side, docs/diff.md). */
+export function failedSideOf(liveStatus: number, shadowStatus: number): FailedSide {
+  if (liveStatus === 0) return shadowStatus === 0 ? 'both' : 'live'
+  return 'shadow'
+}
+
 /** `svc_target` of `http_client_request_duration_seconds`; `unknown` is the fallback. */
 export const SVC_TARGETS = ['live', 'shadow', 'api', 'unknown'] as const
 export type SvcTarget = (typeof SVC_TARGETS)[number]

@@ -28,7 +28,7 @@ import {
   type Signature,
 } from '../../insights/index.ts'
 import type { Logger, RateLimitedLogger } from '../../log/index.ts'
-import type { GateComparisons, GateNoiseChecks } from '../../metrics/index.ts'
+import { failedSideOf, type GateComparisons, type GateNoiseChecks } from '../../metrics/index.ts'
 import type { Capture, CaptureSink, CapturedExchange, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
 import type { ShadowSettings } from '../policy/shadow-settings.ts'
 
@@ -82,7 +82,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     shadow: ResponseOutcome,
     cause: string,
   ) {
-    comparisons.record('error')
+    comparisons.failed(failedSideOf(live.status, shadow.status))
     if (!logger.enabled('warn')) return
     // The key from the error classes alone; the endpoint, the signature and
     // the record only for a line that is written (one per interval and key).

@@ -68,6 +68,13 @@ describe.each(BACKENDS)('health, metrics and docs on %s', (backend) => {
 
     // One gate, one set of series, however its id is spelt in the path.
     await t.call('POST', `/gates/${gate.toUpperCase()}/requests`, captureBody({ live: { a: 1 } }))
+    // A capture whose live failed is an error of side live, one whose shadow failed of side shadow.
+    await t.call('POST', `/gates/${gate}/requests`, captureBody({ liveStatus: 0, liveHeaders: {}, live: 'live: connection refused' }))
+    await t.call('POST', `/gates/${gate}/requests`, captureBody({ shadowStatus: 0, shadowHeaders: {}, shadow: 'shadow: timed out after 1s' }))
+    const afterErrors = await scrape()
+    expect(Number(sampleOf(familyOf(afterErrors, 'svc_responses_compared_total'), { gate, result: 'error' })?.value)).toBe(2)
+    const sides = familyOf(afterErrors, 'svc_comparison_errors_total')
+    expect([sampleOf(sides, { gate, side: 'live' })?.value, sampleOf(sides, { gate, side: 'shadow' })?.value, sampleOf(sides, { gate, side: 'both' })?.value]).toEqual(['1', '1', '0'])
     const again = familyOf(await scrape(), 'svc_responses_compared_total')
     expect(Number(sampleOf(again, { gate, result: 'match' })?.value)).toBe(2)
     expect(again.metrics.some((m) => m.labels?.gate === gate.toUpperCase())).toBe(false)

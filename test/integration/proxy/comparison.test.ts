@@ -99,6 +99,8 @@ describe('standalone comparison', () => {
       expect(String(record.cause)).toContain('connection refused')
       await proxy.settled()
       expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(1)
+      expect(await proxy.metric('svc_comparison_errors_total', { side: 'shadow' })).toBe(1)
+      expect(await proxy.metric('svc_comparison_errors_total', { side: 'live' })).toBe(0)
     } finally {
       await proxy.stop()
     }
