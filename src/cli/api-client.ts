@@ -31,6 +31,14 @@ export class ApiClient {
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000
   }
 
+  /** The absolute URL of `path` on the API, without any credentials its base URL holds. */
+  urlOf(path: string): string {
+    const url = new URL(this.options.apiUrl + path)
+    url.username = ''
+    url.password = ''
+    return url.href
+  }
+
   /** The `data` of a JSON answer with a 2xx status. */
   async json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body))

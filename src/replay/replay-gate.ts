@@ -34,29 +34,36 @@ export function replayGateName(sourceName: string, target: string): string {
 
 /**
  * The replay gate of `source` against `target` (docs/ci.md "Replay"):
- * found by its name, or created with live_url = the source's live and
- * shadow_url = the target; then given the source's COPIED_SETTINGS.
+ * found by its name, or created with shadow_url = the target; then given
+ * the source's COPIED_SETTINGS.
  */
 export async function ensureReplayGate(client: ApiClient, source: GateResource, target: string): Promise<GateResource> {
   const name = replayGateName(source.name, target)
-  let gate = await findByName(client, name)
-  if (gate === undefined) {
-    try {
-      gate = await client.json<GateResource>('POST', '/gates', { name, live_url: source.live_url, shadow_url: target })
-    } catch (error) {
-      // Another run made it in between: take that one. Otherwise the URL pair is another gate's.
-      if (!(error instanceof ApiCallError && error.status === 409)) throw error
-      gate = await findByName(client, name)
-      if (gate === undefined) {
-        throw new ApiCallError(
-          `cannot create the replay gate "${name}": another gate already pairs live ${source.live_url} with shadow ${target} (${error.message})`,
-          409,
-        )
-      }
-    }
-  }
+  const gate = (await findByName(client, name)) ?? (await createReplayGate(client, name, source, target))
   const settings = Object.fromEntries(COPIED_SETTINGS.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]))
   return Object.keys(settings).length > 0 ? client.json<GateResource>('PATCH', `/gates/${gate.id}`, settings) : gate
+}
+
+/**
+ * A new replay gate, live_url the source's live. A gate is unique by its
+ * URL pair, and that pair can be another gate's: the source's own when the
+ * target is the candidate it already shadows. Then live_url is the source
+ * gate's URL on the API, where the live answers replayed against come
+ * from. A 409 with the name found meanwhile is another run's gate, taken.
+ */
+async function createReplayGate(client: ApiClient, name: string, source: GateResource, target: string): Promise<GateResource> {
+  let refusal: ApiCallError | undefined
+  for (const liveUrl of [source.live_url, client.urlOf(`/gates/${source.id}`)]) {
+    try {
+      return await client.json<GateResource>('POST', '/gates', { name, live_url: liveUrl, shadow_url: target })
+    } catch (error) {
+      if (!(error instanceof ApiCallError && error.status === 409)) throw error
+      const made = await findByName(client, name)
+      if (made !== undefined) return made
+      refusal = error
+    }
+  }
+  throw new ApiCallError(`cannot create the replay gate "${name}": its URL pairs are other gates' (${refusal?.message})`, 409)
 }
 
 async function findByName(client: ApiClient, name: string): Promise<GateResource | undefined> {
