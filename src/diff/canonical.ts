@@ -1,3 +1,4 @@
+import { isLargeInteger } from './large-integer.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { jsonText } from './json-text.ts'
 import { setOwn } from './own-property.ts'
@@ -39,6 +40,7 @@ function canonicalize(
   filter: PathFilter | undefined,
   depth: number,
 ): Canonical {
+  if (isLargeInteger(value)) return { value, text: value.rawJSON, rank: RANK_NUMBER }
   switch (typeof value) {
     case 'number':
       return { value, text: JSON.stringify(value), rank: RANK_NUMBER }
@@ -83,11 +85,23 @@ function canonicalize(
   return { value: out, text: '{' + parts.join(',') + '}', rank: RANK_OBJECT }
 }
 
+/** Numbers in order, large integers (large-integer.ts) among them by value. */
+function numberOrder(x: unknown, y: unknown): number {
+  const order = numberOf(x) - numberOf(y)
+  if (order !== 0 || !isLargeInteger(x) || !isLargeInteger(y)) return order
+  const exact = BigInt(x.rawJSON) - BigInt(y.rawJSON)
+  return exact < 0n ? -1 : exact > 0n ? 1 : 0
+}
+
+function numberOf(value: unknown): number {
+  return isLargeInteger(value) ? Number(value.rawJSON) : (value as number)
+}
+
 function compareCanonical(x: Canonical, y: Canonical): number {
   if (x.rank !== y.rank) return x.rank - y.rank
   switch (x.rank) {
     case RANK_NUMBER:
-      return (x.value as number) - (y.value as number)
+      return numberOrder(x.value, y.value)
     case RANK_STRING:
     case RANK_BOOLEAN:
       return x.value === y.value ? 0 : (x.value as string) < (y.value as string) ? -1 : 1

@@ -1,3 +1,4 @@
+import { isLargeInteger, sameLargeNumber } from './large-integer.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 
 /**
@@ -102,6 +103,8 @@ export function equalWithin(
 
 function boundedEqual(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true
+  // Without a tolerance two large integers are equal objects as they stand.
+  if (tolerance > 0 && (isLargeInteger(a) || isLargeInteger(b))) return sameLargeNumber(a, b, tolerance)
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
     return tolerance > 0 && withinTolerance(a, b)
   }

@@ -1,3 +1,4 @@
+import { isLargeInteger, sameLargeNumber } from './large-integer.ts'
 import { alignMiddle, STEP_ADD, STEP_PAIR, STEP_REMOVE } from './array-align.ts'
 import { equalWithin } from './deep-equal.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
@@ -47,15 +48,19 @@ export class DiffWalk {
     if (a === b) return
     if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) {
       const isArray = Array.isArray(a)
-      if (isArray === Array.isArray(b)) {
+      if (isArray === Array.isArray(b) && (isArray || (!isLargeInteger(a) && !isLargeInteger(b)))) {
         if (depth >= MAX_COMPARE_DEPTH) return this._compareText(a, b, depth, node)
         if (isArray) this._compareArrays(a as unknown[], b as unknown[], depth, node)
         else this._compareObjects(a as Json, b as Json, depth, node)
         return
       }
+      // An integer past 2^53 is a leaf (large-integer.ts).
+      if (sameLargeNumber(a, b, this._tolerance)) return
     } else if (typeof a === 'number' && typeof b === 'number') {
       // float_tolerance: two numbers differ only if |a - b| > tolerance.
       if (Math.abs(a - b) <= this._tolerance) return
+    } else if (sameLargeNumber(a, b, this._tolerance)) {
+      return
     }
     this._replace(a, b, depth, node)
   }

@@ -1,3 +1,4 @@
+import { isLargeInteger } from './large-integer.ts'
 import type { PatchOp } from './patch-op.ts'
 
 /** Operations shown before "… and N more". */
@@ -51,7 +52,8 @@ function write(value: unknown, out: { text: string }, depth: number): void {
     )
     return
   }
-  if (typeof value !== 'object' || value === null) {
+  // A large integer (large-integer.ts) is written as its digits.
+  if (typeof value !== 'object' || value === null || isLargeInteger(value)) {
     out.text += value === undefined ? 'null' : JSON.stringify(value)
     return
   }

@@ -1,3 +1,4 @@
+import { isLargeInteger } from './large-integer.ts'
 import { nestsDeeperThan } from './nesting.ts'
 import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './path-filter.ts'
 
@@ -38,7 +39,8 @@ export function jsonText(
   let next: unknown = value
   let nextNode: ComparedNode = filter === undefined ? undefined : node
   for (;;) {
-    if (typeof next === 'object' && next !== null) {
+    // A large integer (large-integer.ts) is a leaf JSON.stringify writes as its digits.
+    if (typeof next === 'object' && next !== null && !isLargeInteger(next)) {
       if (Array.isArray(next)) {
         parts.push('[')
         stack.push({

@@ -1,3 +1,4 @@
+import { parseJson } from './large-integer.ts'
 import { charsetOf, decodeContent, decodeText, lossyText } from './body-decoding.ts'
 import type { HeaderMap } from './capture.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
@@ -93,7 +94,7 @@ export class MessageBody {
       this._json = NOT_JSON
       if (text !== undefined && text.length > 0 && !this.tooDeep) {
         try {
-          this._json = JSON.parse(text)
+          this._json = parseJson(text)
         } catch {
           // Not JSON: compared as text (docs/diff.md "What is compared").
         }
@@ -136,7 +137,7 @@ export class MessageBody {
       const text = this.looksLikeJson() ? lossyText(this.decoded() ?? this.raw) : ''
       if (text !== '' && !textNestsDeeperThan(text, MAX_COMPARE_DEPTH)) {
         try {
-          this._lenientJson = JSON.parse(text)
+          this._lenientJson = parseJson(text)
         } catch {
           // Malformed: looksLikeJson() says what to make of it.
         }

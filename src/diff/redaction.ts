@@ -1,3 +1,4 @@
+import { isLargeInteger } from './large-integer.ts'
 import type { HeaderMap } from './capture.ts'
 import { FieldMatcher, type MatchState } from './field-matcher.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
@@ -197,7 +198,7 @@ class RedactionWalk {
             container[i] = REDACTED
             this.changed = true
           }
-        } else if (typeof item === 'object' && item !== null) {
+        } else if (typeof item === 'object' && item !== null && !isLargeInteger(item)) {
           this.visit(item as Container, child, depth + 1)
         }
       }
@@ -217,7 +218,8 @@ class RedactionWalk {
           setOwn(container, key, REDACTED)
           this.changed = true
         }
-      } else if (typeof item === 'object' && item !== null) {
+      } else if (typeof item === 'object' && item !== null && !isLargeInteger(item)) {
+        // A large integer (large-integer.ts) is a frozen leaf, not a container.
         this.visit(item as Container, child, depth + 1)
       }
     }

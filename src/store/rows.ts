@@ -7,6 +7,7 @@
 import type postgres from 'postgres'
 import type { DiffConfig } from '../diff/diff-config.ts'
 import type { PatchOp } from '../diff/patch-op.ts'
+import { parseJson } from '../diff/large-integer.ts'
 import type { ThresholdOverrides } from '../verdict/verdict-thresholds.ts'
 import type { NoiseCheckResult } from '../metrics/label-values.ts'
 
@@ -214,7 +215,8 @@ export function jsonb(sql: postgres.Sql, value: unknown): postgres.Parameter {
 export function storableJson<T>(value: T): T {
   const text = JSON.stringify(value)
   if (!MAYBE_UNSTORABLE.test(text)) return value
-  return JSON.parse(storableText(text)) as T
+  // parseJson keeps a large integer of a diff as its digits (large-integer.ts).
+  return parseJson(storableText(text)) as T
 }
 
 /**
