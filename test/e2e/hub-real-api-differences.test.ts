@@ -101,6 +101,26 @@ describe('hub on the real API: Differences', () => {
     expect(await field('replace', '/body/tax').locator('td.count').textContent()).toBe('4')
   }, TIMEOUT)
 
+  test('in a narrow window the endpoints scroll sideways by keyboard, and a wrapping summary leaves its kind whole', async () => {
+    await open(`/gates/${gateId}`)
+    await page.locator('endpoint-table tbody tr').first().waitFor()
+    const size = page.viewportSize()!
+    await page.setViewportSize({ width: 640, height: size.height })
+    try {
+      const wrap = page.locator('endpoint-table .table-wrap')
+      await until(() => wrap.evaluate((el) => el.scrollWidth > el.clientWidth), (wide) => wide, 'a table wider than its box')
+      await wrap.focus()
+      for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight')
+      await until(() => wrap.evaluate((el) => el.scrollLeft), (left) => left > 0, 'scrolled sideways')
+      // Each kind's pill as wide as its word, however its row wraps.
+      const pills = await page.locator('signature-table .line .badge').evaluateAll((els) => els.map((el) => el.scrollWidth <= el.clientWidth))
+      expect(pills.length).toBeGreaterThan(0)
+      expect(pills.every(Boolean)).toBe(true)
+    } finally {
+      await page.setViewportSize(size)
+    }
+  }, TIMEOUT)
+
   test('the window lives in the URL: the last hour leaves the older capture out', async () => {
     await open(`/gates/${gateId}`)
     const tax = () => signatureRow(EXPECTED.tax.summary).locator('td.count').textContent()
@@ -126,7 +146,7 @@ describe('hub on the real API: Differences', () => {
     await row.waitFor()
     const id = (await row.getAttribute('data-signature'))!
     await row.locator('a.requests').click()
-    await page.waitForURL(new RegExp(`/gates/${gateId}/requests\\?from=[^&]+&signature=${id}$`))
+    await page.waitForURL(new RegExp(`/gates/${gateId}/requests\\?from=[^&]+&to=[^&]+&signature=${id}$`))
     const links = page.locator('request-table tbody tr a.path')
     await until(() => links.count(), (n) => n === EXPECTED.renamed.count, `${EXPECTED.renamed.count} rows`)
     const listed = await api<Listed<{ id: string; signature_id: string; template: string }>>('GET', `/gates/${gateId}/requests?signature=${id}`)
@@ -173,7 +193,7 @@ describe('hub on the real API: Differences', () => {
     // An endpoint's link carries its method, template and window.
     await open(`/gates/${gateId}`)
     await endpointRow('GET /v2/search').locator('a.endpoint').click()
-    await page.waitForURL(/\/requests\?method=GET&from=[^&]+&template=%2Fv2%2Fsearch$/)
+    await page.waitForURL(/\/requests\?method=GET&from=[^&]+&to=[^&]+&template=%2Fv2%2Fsearch$/)
     await until(() => links().count(), (n) => n === ENDPOINTS['GET /v2/search'].requests, '3 rows')
     expect(await page.locator('request-filters #template').inputValue()).toBe('/v2/search')
     await page.locator('request-filters button', { hasText: 'Clear filters' }).click()
@@ -211,7 +231,7 @@ describe('hub on the real API: Differences', () => {
     const stop = await focused(page)
     expect(stop).toMatchObject({ where: 'signature-table > a', name: 'Show requests', visible: true })
     await page.keyboard.press('Enter')
-    await page.waitForURL(/\/requests\?from=[^&]+&signature=[0-9a-f]{16}$/)
+    await page.waitForURL(/\/requests\?from=[^&]+&to=[^&]+&signature=[0-9a-f]{16}$/)
     expect(await unlabelledControls(page)).toEqual([])
   }, TIMEOUT)
 })

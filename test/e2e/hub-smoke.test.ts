@@ -167,7 +167,7 @@ describe('hub smoke (Chromium, fake API)', () => {
     const count = Number(await row.locator('td.count').textContent())
     await row.locator('a.requests').click()
     // The list of the window the count was read in.
-    await page.waitForURL(new RegExp(`/gates/${gate().id}/requests\\?from=[^&]+&signature=${id}$`))
+    await page.waitForURL(new RegExp(`/gates/${gate().id}/requests\\?from=[^&]+&to=[^&]+&signature=${id}$`))
     expect(await page.locator('gate-page .tabs a[aria-current=page]').textContent()).toBe('Requests')
     expect(await page.locator('request-filters #signature').inputValue()).toBe(id)
     await until(() => page.locator('request-table tbody tr').count(), (n) => n === Math.min(count, 50), `${count} rows`)

@@ -5,6 +5,8 @@ import { DEFAULT_REQUEST_QUERY, requestQueryToString } from '../lib/query-string
 import type { SortOrder } from '../lib/query-string.ts'
 import { gateRequestsPath } from '../lib/router.ts'
 import type { EndpointStats, LatencyPercentiles } from '../lib/types.ts'
+import { latencyRatio } from '../../../src/verdict/evaluate-verdict.ts'
+import { DEFAULT_THRESHOLDS } from '../../../src/verdict/verdict-thresholds.ts'
 import { sharedStyles } from '../styles/shared.ts'
 import './diff-rate.ts'
 import { ariaSort } from './sort-header.ts'
@@ -66,6 +68,10 @@ export class EndpointTable extends LitElement {
   @property() gateId = ''
   /** The window's start, carried into each endpoint's request list. */
   @property() from = ''
+  /** The window's end, carried with `from`: the list holds the count. */
+  @property() to = ''
+  /** getVerdict's max_latency_ratio for the gate: a shadow over it is "slower". */
+  @property({ attribute: false }) latencyLimit = DEFAULT_THRESHOLDS.max_latency_ratio
   @property() sort = 'diff_rate'
   @property() order: SortOrder = 'desc'
   @property({ type: Boolean }) pending = false
@@ -75,7 +81,8 @@ export class EndpointTable extends LitElement {
       html`<th scope="col" class=${cls} aria-sort=${ariaSort(key, this.sort, this.order)}>
         <sort-header key=${key} label=${label} sort=${this.sort} order=${this.order} initial=${initial}></sort-header>
       </th>`
-    return html`<div class="table-wrap">
+    // Focusable, so that a keyboard can scroll to the latency columns a narrow window hides (nothing there takes focus).
+    return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Endpoints table">
       <table class=${this.pending ? 'busy' : ''} aria-busy=${this.pending ? 'true' : 'false'}>
         <caption class="visually-hidden">Endpoints</caption>
         <thead>
@@ -95,7 +102,7 @@ export class EndpointTable extends LitElement {
   }
 
   private _row(e: EndpointStats) {
-    const search = requestQueryToString({ ...DEFAULT_REQUEST_QUERY, method: [e.method], template: e.template, from: this.from })
+    const search = requestQueryToString({ ...DEFAULT_REQUEST_QUERY, method: [e.method], template: e.template, from: this.from, to: this.to })
     return html`<tr data-template=${e.template} data-method=${e.method}>
       <td>
         <a class="endpoint" href=${gateRequestsPath(this.gateId, search)} title="Captured requests of ${e.method} ${e.template}">
@@ -107,14 +114,15 @@ export class EndpointTable extends LitElement {
       <td class="num diffs">${formatCount(e.diffs)}</td>
       <td class="num errors ${e.errors > 0 ? 'has-errors' : 'none'}">${formatCount(e.errors)}</td>
       <td class="latency side num">${percentiles(e.live_latency_ms, false)}</td>
-      <td class="latency num">${percentiles(e.shadow_latency_ms, slower(e.shadow_latency_ms, e.live_latency_ms))}</td>
+      <td class="latency num">${percentiles(e.shadow_latency_ms, slower(e.shadow_latency_ms, e.live_latency_ms, this.latencyLimit))}</td>
     </tr>`
   }
 }
 
-/** Shadow is slower when its p95 is well above live's (the request table's rule, on p95). */
-function slower(shadow: LatencyPercentiles, live: LatencyPercentiles): boolean {
-  return shadow.p95 !== null && live.p95 !== null && shadow.p95 > live.p95 * 1.5 + 5
+/** Shadow is slower when getVerdict's latency check fails on the endpoint (docs/ci.md "Checks"). */
+function slower(shadow: LatencyPercentiles, live: LatencyPercentiles, limit: number): boolean {
+  const ratio = latencyRatio({ method: '', template: '', livePercentile95: live.p95, shadowPercentile95: shadow.p95 })
+  return ratio !== undefined && ratio > limit
 }
 
 function percentiles(p: LatencyPercentiles, isSlower: boolean) {

@@ -19,6 +19,7 @@ import { LoadController } from '../lib/load-controller.ts'
 import { DEFAULT_REQUEST_QUERY, requestQueryToString } from '../lib/query-string.ts'
 import { gateRequestsPath } from '../lib/router.ts'
 import { SIGNATURE_KINDS } from '../lib/types.ts'
+import { DEFAULT_THRESHOLDS } from '../../../src/verdict/verdict-thresholds.ts'
 import type { Page, SignatureKind, Suggestion } from '../lib/types.ts'
 import { chipStyles, sharedStyles } from '../styles/shared.ts'
 import './empty-state.ts'
@@ -99,9 +100,17 @@ export class GateDifferences extends LitElement {
   @property() window: InsightWindow = DEFAULT_WINDOW
   /** The gate's last capture (its stats); null for a gate that never had one. */
   @property({ attribute: false }) lastActive: string | null = null
+  /** The gate's max_latency_ratio for getVerdict, which marks a shadow "slower" too. */
+  @property({ attribute: false }) latencyLimit = DEFAULT_THRESHOLDS.max_latency_ratio
 
   /** The window's start for every read of the view (RFC 3339). */
   @state() private _from = ''
+  /**
+   * Its end: when the view was read. Every read and every link to a list
+   * carries it, so that a list opened from a count holds that count while
+   * captures keep arriving.
+   */
+  @state() private _to = ''
   @state() private _endpoints = FIRST_ENDPOINTS
   @state() private _signatures = FIRST_SIGNATURES
   @state() private _kind: KindChoice = 'any'
@@ -109,32 +118,32 @@ export class GateDifferences extends LitElement {
 
   private _endpointPage = new LoadController(
     this,
-    ([hub, id, from, t], signal) => hub.api.listEndpoints(id, { from, ...t }, signal),
-    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._endpoints] as const) : undefined),
+    ([hub, id, from, to, t], signal) => hub.api.listEndpoints(id, { from, to, ...t }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._to, this._endpoints] as const) : undefined),
   )
 
   private _signaturePage = new LoadController(
     this,
-    ([hub, id, from, t, kind], signal) =>
-      hub.api.listSignatures(id, { from, ...t, ...(kind === 'any' ? {} : { kind }) }, signal),
-    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._signatures, this._kind] as const) : undefined),
+    ([hub, id, from, to, t, kind], signal) =>
+      hub.api.listSignatures(id, { from, to, ...t, ...(kind === 'any' ? {} : { kind }) }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._to, this._signatures, this._kind] as const) : undefined),
   )
 
   private _fieldPage = new LoadController(
     this,
-    ([hub, id, from, t], signal) => hub.api.listFields(id, { from, ...t }, signal),
-    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._fields] as const) : undefined),
+    ([hub, id, from, to, t], signal) => hub.api.listFields(id, { from, to, ...t }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._to, this._fields] as const) : undefined),
   )
 
   private _suggestionPage = new LoadController(
     this,
-    ([hub, id, from], signal) => hub.api.listSuggestions(id, { from }, signal),
-    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from] as const) : undefined),
+    ([hub, id, from, to], signal) => hub.api.listSuggestions(id, { from, to }, signal),
+    () => (this.hub && this._from ? ([this.hub, this.gateId, this._from, this._to] as const) : undefined),
   )
 
   override willUpdate(changed: Map<PropertyKey, unknown>) {
     if (changed.has('window') || changed.has('gateId') || this._from === '') {
-      this._from = windowStart(this.window)
+      this._readWindow()
       this._endpoints = { ...this._endpoints, offset: 0 }
       this._signatures = { ...this._signatures, offset: 0 }
       this._fields = { ...this._fields, offset: 0 }
@@ -143,7 +152,13 @@ export class GateDifferences extends LitElement {
 
   /** Reads the three tables again, for a window that ends now. */
   refresh(): void {
-    this._from = windowStart(this.window)
+    this._readWindow()
+  }
+
+  private _readWindow(): void {
+    const now = Date.now()
+    this._from = windowStart(this.window, now)
+    this._to = new Date(now).toISOString()
   }
 
   override render() {
@@ -178,6 +193,8 @@ export class GateDifferences extends LitElement {
             .endpoints=${page.items}
             gateId=${this.gateId}
             from=${this._from}
+            to=${this._to}
+            .latencyLimit=${this.latencyLimit}
             sort=${this._endpoints.sort}
             order=${this._endpoints.order}
             ?pending=${this._endpointPage.pending}
@@ -195,6 +212,7 @@ export class GateDifferences extends LitElement {
             .signatures=${page.items}
             gateId=${this.gateId}
             from=${this._from}
+            to=${this._to}
             sort=${this._signatures.sort}
             order=${this._signatures.order}
             ?pending=${this._signaturePage.pending}
@@ -304,7 +322,7 @@ export class GateDifferences extends LitElement {
   }
 
   private _empty(noun: 'endpoints' | 'signatures' | 'fields') {
-    const all = gateRequestsPath(this.gateId, requestQueryToString({ ...DEFAULT_REQUEST_QUERY, from: this._from }))
+    const all = gateRequestsPath(this.gateId, requestQueryToString({ ...DEFAULT_REQUEST_QUERY, from: this._from, to: this._to }))
     if (noun === 'signatures' && this._kind !== 'any') {
       return html`<empty-state heading=${this._kind === 'diff' ? 'No differences in this window' : 'No failures in this window'}>
         ${this._kind === 'diff' ? 'Every capture that was compared matched.' : 'Live and shadow answered every capture.'}

@@ -21,6 +21,7 @@ import './stats-cards.ts'
 import type { StatItem } from './stats-cards.ts'
 // The API hands the proxy its upstreams' credentials; a screen needs only the address.
 import { withoutPassword } from '../../../src/net/base-url.ts'
+import { DEFAULT_THRESHOLDS } from '../../../src/verdict/verdict-thresholds.ts'
 
 const VIEW_LABELS: Readonly<Record<GateView, string>> = {
   differences: 'Differences',
@@ -168,6 +169,7 @@ export class GatePage extends LitElement {
           gateId=${this.gateId}
           window=${parseWindow(this.search)}
           .lastActive=${gate.stats.last_active}
+          .latencyLimit=${gate.verdict?.max_latency_ratio ?? DEFAULT_THRESHOLDS.max_latency_ratio}
           @window-change=${this._onWindow}
           @ignore-fields=${this._onIgnore}
         ></gate-differences>`

@@ -37,6 +37,10 @@ export class SignatureTable extends LitElement {
       .line code {
         overflow-wrap: anywhere;
       }
+      /* A summary that wraps must not squeeze the kind's pill. */
+      .line .badge {
+        flex-shrink: 0;
+      }
       .endpoint {
         font-weight: 650;
       }
@@ -62,6 +66,8 @@ export class SignatureTable extends LitElement {
   @property() gateId = ''
   /** The window's start, carried into each signature's request list. */
   @property() from = ''
+  /** The window's end, carried with `from`: the list holds the count. */
+  @property() to = ''
   @property() sort = 'count'
   @property() order: SortOrder = 'desc'
   @property({ type: Boolean }) pending = false
@@ -95,7 +101,7 @@ export class SignatureTable extends LitElement {
     const endpoint = `${s.method} ${s.template}`
     // The endpoint part in bold when the summary starts with it (control characters are escaped otherwise).
     const split = summary.startsWith(`${endpoint}: `)
-    const search = requestQueryToString({ ...DEFAULT_REQUEST_QUERY, signature: s.id, from: this.from })
+    const search = requestQueryToString({ ...DEFAULT_REQUEST_QUERY, signature: s.id, from: this.from, to: this.to })
     const described = `sig-${s.id}`
     return html`<tr data-signature=${s.id} data-kind=${s.kind}>
       <td class="summary">

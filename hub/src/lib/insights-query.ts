@@ -36,9 +36,15 @@ export function windowToString(window: InsightWindow): string {
   return window === DEFAULT_WINDOW ? '' : `window=${window}`
 }
 
-/** The start of the window ending at `now`, as the API's `from` (RFC 3339, UTC). */
+/**
+ * The start of the window ending at `now`, as the API's `from` (RFC 3339,
+ * UTC), at the start of its minute: insights count whole minutes, from
+ * the one holding `from`, so a request list from the same instant holds
+ * the same captures as a count read with it.
+ */
 export function windowStart(window: InsightWindow, now = Date.now()): string {
-  return new Date(now - WINDOW_MS[window]).toISOString()
+  const start = now - WINDOW_MS[window]
+  return new Date(start - (start % 60_000)).toISOString()
 }
 
 export const ENDPOINT_SORTS = ['diff_rate', 'requests', 'diffs', 'errors', 'template'] as const

@@ -27,6 +27,8 @@ export interface Gate {
   readonly retention: string
   /** Explicit endpoint templates, tried before the automatic ones (docs/insights.md "Explicit templates"). */
   readonly endpoints: readonly string[]
+  /** getVerdict's thresholds set on the gate; a threshold not set takes its default (docs/ci.md). */
+  readonly verdict?: { readonly max_latency_ratio?: number }
   readonly created_at: string
   readonly stats: GateStats
 }

@@ -54,7 +54,7 @@ export function verdictRoutes(ctx: ApiContext) {
           'with), which `live_failures` counts apart. Checks: `requests` ' +
           '(at least `min_requests`, else the verdict is `inconclusive`), `diff_rate` (diffs / requests at most ' +
           '`max_diff_rate`), `error_rate` (failed shadows, status 0, / requests at most `max_error_rate`), and per ' +
-          'endpoint (`scope` "METHOD template") `latency_ratio` (shadow p95 / live p95, each at least 1 ms, at most ' +
+          'endpoint (`scope` "METHOD template") `latency_ratio` (shadow p95 / live p95, each at least 5 ms, at most ' +
           '`max_latency_ratio`). A threshold in the query wins over the gate\'s `verdict` field, which wins over ' +
           `the built-in default (${DEFAULTS}). \`ignore_noise\` (default true): a capture whose difference touches ` +
           'only fields that listFields classifies `noise` for its endpoint in the window is left out of the diffs; ' +

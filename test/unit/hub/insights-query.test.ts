@@ -28,6 +28,10 @@ describe('the Differences window ⇄ query string', () => {
     expect(windowStart('24h', now)).toBe('2025-06-07T12:00:00.000Z')
     expect(windowStart('7d', now)).toBe('2025-06-01T12:00:00.000Z')
   })
+
+  test('at the start of its minute, the first the API counts, so a list from it holds the count', () => {
+    expect(windowStart('1h', Date.parse('2025-06-08T12:34:56.789Z'))).toBe('2025-06-08T11:34:00.000Z')
+  })
 })
 
 test('sortKeyOf keeps a table to the keys it offers', () => {

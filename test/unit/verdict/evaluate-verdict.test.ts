@@ -39,7 +39,8 @@ describe('evaluateVerdict', () => {
     ],
     ['a faster shadow passes', facts(1000, 0, 0, [endpoint('GET', '/a', 100, 20)]), 'pass', []],
     ['two sub-millisecond sides compare as equals', facts(1000, 0, 0, [endpoint('GET', '/a', 0, 0)]), 'pass', []],
-    ['a 0 ms live against a 2 ms shadow is a ratio of 2', facts(1000, 0, 0, [endpoint('GET', '/a', 0, 2)]), 'fail', ['latency_ratio@GET /a']],
+    ['latencies under 5 ms count as 5: 1 against 2 ms, 2 against 5 ms pass', facts(1000, 0, 0, [endpoint('GET', '/a', 1, 2), endpoint('GET', '/b', 2, 5)]), 'pass', []],
+    ['a 2 ms live against a 9 ms shadow is a ratio of 1.8', facts(1000, 0, 0, [endpoint('GET', '/a', 2, 9)]), 'fail', ['latency_ratio@GET /a']],
     ['an endpoint without shadow latencies is not checked', facts(1000, 0, 0, [endpoint('GET', '/a', 10, null)]), 'pass', []],
     ['an endpoint without live latencies is not checked', facts(1000, 0, 0, [endpoint('POST', '/a', null, 900)]), 'pass', []],
   ]
