@@ -38,9 +38,23 @@ export const durationString = type('string').narrow((text, ctx) => {
   return ms <= MAX_AGE_MS ? true : ctx.mustBe(MAX_AGE_RULE)
 })
 
-export const httpUrl = type('string').narrow((text, ctx) =>
-  isBaseUrl(text) ? true : ctx.mustBe(`absolute: ${BASE_URL_RULE}`),
-)
+export const httpUrl = type('string').narrow((text, ctx) => {
+  if (!isBaseUrl(text)) return ctx.mustBe(`absolute: ${BASE_URL_RULE}`)
+  const problem = unstorableTextProblem(text)
+  return problem === undefined ? true : ctx.mustBe(`a URL ${problem}`)
+})
+
+/**
+ * Why PostgreSQL would not keep `text` as sent, or undefined: NUL it
+ * refuses (a 500 that named no field), and a lone surrogate it stores as
+ * U+FFFD, so that a gate's name, URL or field path read back other than it
+ * was written. For what a gate holds; the problem names the field.
+ */
+export function unstorableTextProblem(text: string): string | undefined {
+  if (text.includes('\0')) return 'without NUL characters'
+  if (!text.isWellFormed()) return 'without lone surrogates (UTF-16 that encodes no character)'
+  return undefined
+}
 
 /** A base64 string (RFC 4648 §4, padding optional). */
 export const base64String = type('string').narrow(

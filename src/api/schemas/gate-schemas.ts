@@ -1,7 +1,7 @@
 import { type } from 'arktype'
 import { fieldPathProblem } from '../../diff/index.ts'
 import { endpointTemplatesProblem, MAX_ENDPOINT_TEMPLATES } from '../../insights/index.ts'
-import { durationString, httpUrl, integerQuery, sortOrder, storableText } from './fields.ts'
+import { durationString, httpUrl, integerQuery, sortOrder, storableText, unstorableTextProblem } from './fields.ts'
 import { paginationMeta } from './common.ts'
 import { storedVerdictSettings, verdictSettings } from './verdict-schemas.ts'
 
@@ -21,7 +21,7 @@ export const diffConfig = type({
  */
 const fieldPaths = type('string[]').narrow((paths, ctx) => {
   for (const path of paths) {
-    const problem = fieldPathProblem(path)
+    const problem = unstorableTextProblem(path) ?? fieldPathProblem(path)
     if (problem !== undefined) return ctx.mustBe(`field paths such as body.items.#.price (${problem})`)
   }
   return true
@@ -39,10 +39,13 @@ const floatTolerance = type('number').narrow((n, ctx) => (Number.isFinite(n) && 
  * checked when written: the problem names the template that is wrong.
  */
 const endpointTemplates = type('string[]').narrow((templates, ctx) => {
+  const unstorable = templates.map(unstorableTextProblem).find((problem) => problem !== undefined)
+  if (unstorable !== undefined) return ctx.mustBe(`templates ${unstorable}`)
   const problem = endpointTemplatesProblem(templates)
   return problem === undefined
     ? true
-    : ctx.mustBe(`at most ${MAX_ENDPOINT_TEMPLATES} distinct templates such as /v2/products/{sku}/price or /static/* (${problem})`)
+    : // What is wrong first: the rule after it, so that a template that does not parse is not read as too many.
+      ctx.mustBe(`valid: ${problem} (at most ${MAX_ENDPOINT_TEMPLATES} distinct templates such as /v2/products/{sku}/price or /static/*)`)
 })
 
 /** updateGate's diff_config: all four fields required. */
@@ -76,7 +79,9 @@ export const gate = type({
 })
 
 const gateName = type('string').narrow((text, ctx) =>
-  text.trim() !== '' && text.length <= 200 && !text.includes('\0') ? true : ctx.mustBe('a non-empty name of at most 200 characters, without NUL'),
+  text.trim() !== '' && text.length <= 200 && unstorableTextProblem(text) === undefined
+    ? true
+    : ctx.mustBe('a non-empty name of at most 200 UTF-16 code units, without NUL characters or lone surrogates'),
 )
 
 export const createGateBody = type({

@@ -44,7 +44,11 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b/?v=2' }, 'shadow_url must be absolute: an http:// or https:// URL without a query or fragment'],
     [{ name: '', live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
     [{ name: 7, live_url: 'http://a', shadow_url: 'http://b' }, 'name'],
-    [{ name: 'a\u0000b', live_url: 'http://a', shadow_url: 'http://b' }, 'name must be a non-empty name of at most 200 characters, without NUL'],
+    [{ name: 'a\u0000b', live_url: 'http://a', shadow_url: 'http://b' }, 'name must be a non-empty name of at most 200 UTF-16 code units, without NUL'],
+    // Stored as U+FFFD, the name read back was not the one written.
+    [{ name: 'a\ud800b', live_url: 'http://a', shadow_url: 'http://b' }, 'name must be a non-empty name'],
+    [{ name: 'x', live_url: 'http://a.example/\u0000', shadow_url: 'http://b' }, 'live_url must be a URL without NUL characters'],
+    [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b/\ud800' }, 'shadow_url must be a URL without lone surrogates'],
     [{ name: 'x', live_url: 'http://a', shadow_url: 'http://b', extra: true }, 'unknown field extra'],
   ])('createGate refuses %p with a 400 naming %p', async (body, field) => {
     const res = await t.call('POST', '/gates', body)
@@ -127,6 +131,10 @@ describe.each(BACKENDS)('gates on %s', (backend) => {
     [{ redacted_fields: ['body.ok', 'password'] }, 'it must start with "status", "headers." or "body."'],
     [{ diff_config: { ignored_fields: ['body.a..b'], included_fields: [], float_tolerance: 0, sort_arrays: false } }, 'ignored_fields'],
     [{ diff_config: { ignored_fields: [], included_fields: ['status.code'], float_tolerance: 0, sort_arrays: false } }, 'included_fields'],
+    // The database would keep these other than sent (U+FFFD) or not at all: the 400 names the field.
+    [{ redacted_fields: ['body.\ud800'] }, 'redacted_fields must be field paths such as body.items.#.price (without lone surrogates'],
+    [{ diff_config: { ignored_fields: ['body.\u0000'], included_fields: [], float_tolerance: 0, sort_arrays: false } }, 'ignored_fields must be field paths such as body.items.#.price (without NUL'],
+    [{ endpoints: ['/v2/\udc00'] }, 'endpoints must be templates without lone surrogates'],
   ])('updateGate refuses %p with a 400 mentioning %p', async (body, word) => {
     const { id } = ((await (await t.call('POST', '/gates', gateBody(crypto.randomUUID()))).json()) as { data: { id: string } }).data
     const res = await t.call('PATCH', `/gates/${id}`, body)

@@ -91,6 +91,8 @@ describe.each(BACKENDS)('insights over HTTP on %s', (backend) => {
     expect(problem.type).toBe('/errors/invalid-request-body')
     expect(problem.detail).toContain('endpoints')
     expect(problem.detail).toContain('"/v2/{sku"')
+    // What is wrong comes first, not the limit it did not break.
+    expect(problem.detail).toStartWith('endpoints must be valid: invalid endpoint template "/v2/{sku" (at index 1): "{" is not closed')
     const tooMany = await t.call('PATCH', `/gates/${gateId}`, { endpoints: Array.from({ length: 501 }, (_, i) => `/p${i}`) })
     expect(tooMany.status).toBe(400)
     expect(((await tooMany.json()) as { detail: string }).detail).toContain('at most 500')
