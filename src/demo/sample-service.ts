@@ -29,6 +29,21 @@ export interface SampleService {
   stop(): Promise<void>
 }
 
+let lastMicros = 0
+
+/**
+ * An RFC 3339 time to the microsecond, never the same twice: to the
+ * millisecond, live and shadow (and live's repeat for a noise check),
+ * answering within one millisecond, gave the same `generated_at`, which
+ * then read as noise in only some of the captures.
+ */
+export function clockReading(): string {
+  const micros = Math.max(Math.floor((performance.timeOrigin + performance.now()) * 1000), lastMicros + 1)
+  lastMicros = micros
+  const iso = new Date(Math.floor(micros / 1000)).toISOString()
+  return `${iso.slice(0, -1)}${String(micros % 1000).padStart(3, '0')}Z`
+}
+
 /** Starts one flavour on 127.0.0.1 (port 0 picks a free one). */
 export function startSampleService(flavour: SampleFlavour, port = 0): SampleService {
   let served = 0
@@ -39,7 +54,7 @@ export function startSampleService(flavour: SampleFlavour, port = 0): SampleServ
     async fetch(request) {
       served++
       const url = new URL(request.url)
-      const noise = { generated_at: new Date().toISOString(), request_id: crypto.randomUUID() }
+      const noise = { generated_at: clockReading(), request_id: crypto.randomUUID() }
       const shadow = flavour === 'shadow'
       if (url.pathname === '/api/products') {
         const items = PRODUCTS.map((p) => listView(p, shadow))
