@@ -12,6 +12,10 @@
  * document it returns.
  */
 
+import { APP_ERROR_CODES } from '../errors/app-error.ts'
+import { problemExample, REQUEST_EXAMPLES, responseHeaders } from './openapi-examples.ts'
+import { describeParameters, type ParameterObject } from './openapi-parameters.ts'
+
 const PROBLEM = 'application/problem+json'
 
 const ERROR_MEANINGS: Readonly<Record<string, string>> = {
@@ -48,13 +52,21 @@ const LINE_STREAMS: Readonly<Record<string, { readonly contentType: string; read
   exportRequests: { contentType: 'application/x-ndjson', description: 'NDJSON: one RequestDetail per line, each ended by a newline' },
 }
 
+interface MediaType {
+  schema?: { properties?: Record<string, Record<string, unknown>> }
+  example?: unknown
+}
+
 interface ResponseObject {
   description?: string
-  content?: Record<string, unknown>
+  content?: Record<string, MediaType>
+  headers?: Record<string, unknown>
 }
 
 interface Operation {
   operationId?: string
+  parameters?: ParameterObject[]
+  requestBody?: { content?: Record<string, MediaType> }
   responses?: Record<string, ResponseObject>
 }
 
@@ -94,7 +106,30 @@ export function refineApiDescription<T>(document: T, options: RefineOptions = {}
       if (operation.operationId === 'deleteGate' && !responses['204']) {
         operation.responses = { '204': { description: 'Deleted, with every request captured for it; no body' }, ...responses }
       }
+      addDetails(operation)
     }
   }
   return document
+}
+
+/** Parameter descriptions and rules, examples and response headers (openapi-parameters.ts, openapi-examples.ts). */
+function addDetails(operation: Operation): void {
+  const id = operation.operationId ?? ''
+  describeParameters(id, operation.parameters ?? [])
+  const body = operation.requestBody?.content?.['application/json']
+  if (body !== undefined && REQUEST_EXAMPLES[id] !== undefined) body.example = REQUEST_EXAMPLES[id]
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    response.headers = { ...responseHeaders(status), ...response.headers }
+    const problem = response.content?.[PROBLEM]
+    if (problem === undefined) continue
+    // A copy each: the 421 and 503 added above share the 401's content.
+    const properties = { ...problem.schema?.properties, type: { ...problem.schema?.properties?.type, ...PROBLEM_TYPE } }
+    response.content = { [PROBLEM]: { ...problem, schema: { ...problem.schema, properties }, example: problemExample(status, body !== undefined) } }
+  }
+}
+
+/** The `type` member of every problem: one of the kinds docs/reference/api.md "Problem types" lists. */
+const PROBLEM_TYPE = {
+  description: 'The kind of problem (docs/reference/api.md "Problem types")',
+  enum: [...APP_ERROR_CODES, 'internal'].map((code) => `/errors/${code}`),
 }
