@@ -10,6 +10,8 @@ import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 export function deepEqual(a: unknown, b: unknown, depth = 0): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  // A large integer (large-integer.ts) is an object of one member, `rawJSON`: never equal to a body's own such object.
+  if (isLargeInteger(a) !== isLargeInteger(b)) return false
   if (depth >= MAX_COMPARE_DEPTH) return iterativeEqual(a, b)
   if (Array.isArray(a)) {
     if (!Array.isArray(b)) return false
@@ -54,6 +56,7 @@ export function iterativeEqual(a: unknown, b: unknown): boolean {
     const x = stack.pop()
     if (x === y) continue
     if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false
+    if (isLargeInteger(x) !== isLargeInteger(y)) return false
     if (Array.isArray(x)) {
       if (!Array.isArray(y) || x.length !== y.length) return false
       for (let i = 0; i < x.length; i++) stack.push(x[i], y[i])
@@ -103,8 +106,7 @@ export function equalWithin(
 
 function boundedEqual(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true
-  // Without a tolerance two large integers are equal objects as they stand.
-  if (tolerance > 0 && (isLargeInteger(a) || isLargeInteger(b))) return sameLargeNumber(a, b, tolerance)
+  if (isLargeInteger(a) || isLargeInteger(b)) return sameLargeNumber(a, b, tolerance)
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
     return tolerance > 0 && withinTolerance(a, b)
   }

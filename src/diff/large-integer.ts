@@ -18,6 +18,13 @@ interface RawJson {
 
 const RAW_JSON = JSON as unknown as RawJson
 
+/**
+ * Whether this runtime has JSON.rawJSON (Bun 1.4 has it): without it,
+ * bodies are parsed by JSON.parse alone and large integers round, as
+ * before, rather than every comparison failing on a missing function.
+ */
+const KEEPS_LARGE_INTEGERS = typeof RAW_JSON.rawJSON === 'function' && typeof RAW_JSON.isRawJSON === 'function'
+
 /** An integer literal past 2^53, as JSON.rawJSON holds it (frozen, null prototype). */
 export interface LargeInteger {
   readonly rawJSON: string
@@ -34,12 +41,12 @@ const LONG_DIGITS = /\d{17}|9\d{15}/
 const INTEGER_LITERAL = /^-?\d+$/
 
 export function isLargeInteger(value: unknown): value is LargeInteger {
-  return typeof value === 'object' && value !== null && RAW_JSON.isRawJSON(value)
+  return KEEPS_LARGE_INTEGERS && typeof value === 'object' && value !== null && RAW_JSON.isRawJSON(value)
 }
 
 /** JSON.parse, keeping integers past 2^53 as written; throws as JSON.parse does. */
 export function parseJson(text: string): unknown {
-  return LONG_DIGITS.test(text) ? RAW_JSON.parse(text, keepLargeIntegers) : JSON.parse(text)
+  return KEEPS_LARGE_INTEGERS && LONG_DIGITS.test(text) ? RAW_JSON.parse(text, keepLargeIntegers) : JSON.parse(text)
 }
 
 function keepLargeIntegers(_key: string, value: unknown, context: { source?: string }): unknown {

@@ -1,3 +1,4 @@
+import { parseJson } from '../diff/large-integer.ts'
 import type postgres from 'postgres'
 import { ConflictError, InvalidBodyError, NotFoundError } from '../errors/app-error.ts'
 import { listRequests, summaryColumns, toSummary, type RequestListQuery, type SummaryRow } from './request-list.ts'
@@ -54,23 +55,24 @@ export interface DetailRow extends SummaryRow {
   shadow_headers: HeaderMap
   shadow_body: Uint8Array
   shadow_created_at: Date
-  diff: PatchOp[]
+  /** jsonb as text, parsed by parseJson: postgres.js's JSON.parse would round a large integer (large-integer.ts). */
+  diff: string
   repeat_response_id: string | null
   repeat_status: number | null
   repeat_headers: HeaderMap | null
   repeat_body: Uint8Array | null
   repeat_latency_ms: string | number | null
   repeat_created_at: Date | null
-  noise: PatchOp[] | null
+  noise: string | null
 }
 
 /** The columns of a DetailRow, from requests `r` joined with request_payloads `p`. */
 export function detailColumns(sql: postgres.Sql): postgres.PendingQuery<postgres.Row[]> {
   return sql`r.gate_id, ${summaryColumns(sql)},
     p.headers, p.body, p.live_response_id, p.live_headers, p.live_body, p.live_created_at,
-    p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff,
+    p.shadow_response_id, p.shadow_headers, p.shadow_body, p.shadow_created_at, p.diff::text AS diff,
     p.repeat_response_id, p.repeat_status, p.repeat_headers, p.repeat_body, p.repeat_latency_ms,
-    p.repeat_created_at, p.noise`
+    p.repeat_created_at, p.noise::text AS noise`
 }
 
 /** Grouped inserts (docs/storage.md "Ingest"); `maxBatch: 1` writes one statement per capture. */
@@ -354,7 +356,7 @@ export function toDetail(row: DetailRow): RequestDetail {
       latency_ms: toNumber(row.shadow_latency_ms),
       created_at: isoString(row.shadow_created_at),
     },
-    diff: { content: row.diff },
+    diff: { content: parseJson(row.diff) as PatchOp[] },
     template: row.template,
     signature_id: row.signature_id,
     live_repeat_response:
@@ -368,6 +370,6 @@ export function toDetail(row: DetailRow): RequestDetail {
             latency_ms: toNumber(row.repeat_latency_ms),
             created_at: isoString(row.repeat_created_at!),
           },
-    noise: row.noise === null ? null : { content: row.noise },
+    noise: row.noise === null ? null : { content: parseJson(row.noise) as PatchOp[] },
   }
 }

@@ -181,6 +181,20 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await until(() => focused(page), (f) => f?.where === 'json-view > div' && f.name.includes('"title"'), 'focus on the shadow /title row')
   }, TIMEOUT)
 
+  test('ids past 2^53 that differ in their last digit: marked, each side shown with the digits it sent', async () => {
+    const gate = await createGate(session.stack.api, 'snowflake ids', 'http://live.ids', 'http://shadow.ids')
+    const body = captureBody({ path: '/v1/orders/1' }) as Record<string, { body: string }>
+    body.live_response!.body = Buffer.from('{"id":9007199254740993,"total":12}').toString('base64')
+    body.shadow_response!.body = Buffer.from('{"id":9007199254740995,"total":12}').toString('base64')
+    const [created] = await postCaptures(session.stack.api, gate.id, [body as never])
+    await open(`/gates/${gate.id}/requests/${created!.id}`)
+    await page.locator('diff-list tbody tr').first().waitFor()
+    expect(await page.locator('diff-list tbody tr code.path').allTextContents()).toEqual(['/body/id'])
+    const row = (side: string) => page.locator(`response-panel[side=${side}] json-view li.m-changed > .row[data-pointer="/id"]`)
+    expect(await row('live').textContent()).toContain('9007199254740993')
+    expect(await row('shadow').textContent()).toContain('9007199254740995')
+  }, TIMEOUT)
+
   test('a float change, a reordered array, a shadow 500 and a shadow that never answered', async () => {
     const gateId = await catalogGate()
     const c = await catalogCaptures()

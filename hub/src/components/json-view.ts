@@ -7,6 +7,7 @@ import { CHUNK, FORCED_MAX, STRING_CUT, initialOpen, isContainer, shortLimits } 
 import type { Container } from '../lib/json-tree.ts'
 import { formatCount } from '../lib/format.ts'
 import { sharedStyles } from '../styles/shared.ts'
+import { isLargeInteger } from '../../../src/diff/large-integer.ts'
 
 /**
  * A collapsible JSON tree that stays fast on 1 MB bodies: only open
@@ -325,6 +326,7 @@ export class JsonView extends LitElement {
           </button>`}`
     }
     if (typeof value === 'number') return html`<span class="num">${String(value)}</span>`
+    if (isLargeInteger(value)) return html`<span class="num">${value.rawJSON}</span>`
     if (typeof value === 'boolean') return html`<span class="bool">${String(value)}</span>`
     return html`<span class="null">null</span>`
   }

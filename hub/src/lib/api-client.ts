@@ -1,3 +1,4 @@
+import { parseJson } from '../../../src/diff/large-integer.ts'
 import { ApiError, isAbortError, isProblem } from './api-error.ts'
 import { insightQueryToString } from './insights-query.ts'
 import type { EndpointSort, FieldSort, InsightQuery, SignatureSort } from './insights-query.ts'
@@ -168,7 +169,8 @@ export class ApiClient {
     const text = await res.text()
     let json: unknown
     try {
-      json = text ? JSON.parse(text) : undefined
+      // parseJson: a diff's integers past 2^53 keep their digits (docs/diff.md).
+      json = text ? parseJson(text) : undefined
     } catch {
       json = undefined
     }

@@ -1,5 +1,6 @@
 import { base64ToBytes, bytesToText } from './base64.ts'
 import type { HeaderMap } from './types.ts'
+import { parseJson } from '../../../src/diff/large-integer.ts'
 
 /**
  * A captured body, decoded for display. The diff compares parsed JSON when both
@@ -24,7 +25,8 @@ export function classifyBytes(bytes: Uint8Array): DecodedBody {
   const size = bytes.length
   if (trimmed !== '' && '{["-0123456789tfn'.includes(trimmed[0] as string)) {
     try {
-      return { kind: 'json', value: JSON.parse(text), text, size }
+      // Integers past 2^53 keep their digits, as the API compared them (docs/diff.md).
+      return { kind: 'json', value: parseJson(text), text, size }
     } catch {
       // Not JSON after all: shown as text.
     }

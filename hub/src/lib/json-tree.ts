@@ -1,4 +1,5 @@
 import { childPointer, getAt } from './json-pointer.ts'
+import { isLargeInteger } from '../../../src/diff/large-integer.ts'
 
 /**
  * What the JSON tree (components/json-view.ts) shows first, so that a 1 MB
@@ -23,7 +24,8 @@ export const FORCED_MAX = 200
 export type Container = Record<string, unknown> | unknown[]
 
 export function isContainer(value: unknown): value is Container {
-  return typeof value === 'object' && value !== null
+  // A large integer (JSON.rawJSON of its digits) is a leaf.
+  return typeof value === 'object' && value !== null && !isLargeInteger(value)
 }
 
 /**

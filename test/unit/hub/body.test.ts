@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { canonicalHeaderName, classifyBytes, decodeBody, diffBodies, headerValue } from '../../../hub/src/lib/body.ts'
+import { isContainer } from '../../../hub/src/lib/json-tree.ts'
 import { canonicalHeaders, diffDocument } from '../../../hub/src/lib/request-view.ts'
 
 const enc = (s: string) => new TextEncoder().encode(s)
@@ -19,6 +20,14 @@ describe('classifyBytes', () => {
     ['<html></html>', 'text'],
   ])('%p is %p', (text, kind) => {
     expect(classifyBytes(enc(text)).kind).toBe(kind as never)
+  })
+
+  test('integers past 2^53 keep their digits, as the API compared them; shown and copied as they came', () => {
+    const body = classifyBytes(enc('{"id":9007199254740993,"n":1}'))
+    expect(body.kind).toBe('json')
+    const value = (body as { value: Record<string, unknown> }).value
+    expect(isContainer(value.id)).toBe(false)
+    expect(JSON.stringify(value)).toBe('{"id":9007199254740993,"n":1}')
   })
 
   test('bytes that are not UTF-8 text are binary', () => {
