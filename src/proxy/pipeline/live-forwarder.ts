@@ -10,6 +10,7 @@
  */
 import { exceeds } from '../policy/body-bound.ts'
 import { contentLength, passThrough, type StreamEnd } from '../upstream/bounded-body.ts'
+import { liveStatusProblem } from '../upstream/response-head.ts'
 import { clientResponseHeaders } from '../policy/forward-headers.ts'
 import { problemResponse } from '../../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
@@ -70,16 +71,15 @@ export function createLiveForwarder(options: LiveForwarderOptions): LiveForwarde
       const started = performance.now()
       try {
         const exchange = await client.send({ method, pathAndQuery, headers, body, signal: controller.signal })
-        const status = exchange.response.status
-        if (status >= 200 && status <= 599) return { ok: true, exchange }
-        // A status no Response can carry (fetch gives 0 for `000` and takes
-        // 600-999): a new Response around it threw after the body was
+        const problem = liveStatusProblem(exchange.response.status)
+        if (problem === undefined) return { ok: true, exchange }
+        // A new Response around such a status threw after the body was
         // taken, which left live's connection slot held for good and
-        // answered 500; and a status 0 would have made live's body read as
-        // an error text, logged unredacted. A bad response instead, 502.
+        // answered 500; and a status 0 made live's body read as an error
+        // text, logged unredacted. A bad response instead, 502.
         void exchange.response.body?.cancel().catch(() => {})
         exchange.done()
-        return { ok: false, error: badResponse('live', `status ${status} outside 200..599`), latencyMs: Math.round(performance.now() - started) }
+        return { ok: false, error: badResponse('live', problem), latencyMs: Math.round(performance.now() - started) }
       } catch (error) {
         return {
           ok: false,

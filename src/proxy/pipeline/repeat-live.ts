@@ -22,7 +22,8 @@ import { failedExchange, type CapturedExchange } from '../sinks/capture-sink.ts'
 import { contentLength, readResponseBody } from '../upstream/bounded-body.ts'
 import { headerMapOf } from '../upstream/header-map.ts'
 import type { UpstreamClient } from '../upstream/upstream-client.ts'
-import { responseTooLarge, TimeoutReason, toUpstreamError } from '../upstream/upstream-error.ts'
+import { liveStatusProblem } from '../upstream/response-head.ts'
+import { badResponse, responseTooLarge, TimeoutReason, toUpstreamError } from '../upstream/upstream-error.ts'
 import type { PendingComparison } from './pending-comparison.ts'
 
 /** What the noise check needs of the handler, made once. */
@@ -151,6 +152,12 @@ async function sendRepeat(
     const sent = await noise.live.send({ method, pathAndQuery: target, headers, body: null, signal })
     try {
       const { response } = sent
+      // As live's first answer (live-forwarder.ts): 000 would be a failed side whose body is stored as its error text.
+      const problem = liveStatusProblem(response.status)
+      if (problem !== undefined) {
+        void response.body?.cancel().catch(() => {})
+        throw badResponse('live', problem)
+      }
       const responseHeaders = headerMapOf(response.headers)
       const read = await readResponseBody(response, noise.maxBytes, reservation.add)
       if (read.kind === 'over-budget') return read.kind

@@ -146,6 +146,16 @@ export function statusProblem(status: number): string | undefined {
   return status >= 100 && status <= 599 ? undefined : `status ${status} outside 100..599`
 }
 
+/**
+ * What is wrong with live's final status, if anything: one a client can be
+ * given is 200 to 599, what a Response takes. fetch gives 0 for `000` (a
+ * failed side, whose body would be read as an error text) and passes
+ * 600-999 on; both are bad responses (docs/proxy.md "Forwarding").
+ */
+export function liveStatusProblem(status: number): string | undefined {
+  return status >= 200 && status <= 599 ? undefined : `status ${status} outside 200..599`
+}
+
 export type Framing =
   | { readonly kind: 'none' }
   | { readonly kind: 'length'; readonly length: number }

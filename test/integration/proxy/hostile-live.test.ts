@@ -7,8 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startHostileUpstream, type HostileUpstream } from '../../support/hostile-upstream.ts'
-import { startUpstream, type TestUpstream } from '../../support/upstreams.ts'
+import { startUpstream, waitFor, type TestUpstream } from '../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
+import { startScriptedApi } from './scripted-api.ts'
 
 const SECRET = 'tok-SECRET-123'
 const SECRET_BODY = JSON.stringify({ token: SECRET, id: 1 })
@@ -17,6 +18,7 @@ const LARGE = 'x'.repeat(100_000)
 
 let live: HostileUpstream
 let shadow: TestUpstream
+let repeats = 0
 
 beforeAll(async () => {
   shadow = await startUpstream('shadow')
@@ -28,6 +30,12 @@ beforeAll(async () => {
     '/status-000-secret': (c) => c.write(`HTTP/1.1 000 Odd\r\nConnection: close\r\nContent-Length: ${SECRET_BODY.length}\r\n\r\n${SECRET_BODY}`),
     '/status-099-keep-alive': (c) => c.write('HTTP/1.1 099 Odd\r\nConnection: close\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok'),
     '/status-999': (c) => c.write('HTTP/1.1 999 Odd\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok'),
+    // Live's first answer is fine; its repeat (a noise check) has the status 000 and a secret for body.
+    '/repeat-000': (c) => {
+      repeats++
+      if (repeats % 2 === 1) c.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"n":1}\n')
+      else c.write(`HTTP/1.1 000 Odd\r\nConnection: close\r\nContent-Length: ${SECRET_BODY.length}\r\n\r\n${SECRET_BODY}`)
+    },
     '/cut-short': (c) => {
       c.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok')
       c.end()
@@ -78,7 +86,11 @@ describe.each([
       expect(await ok.text()).toBe('ok')
       const counts = await proxy.settled()
       expect(counts.received).toBe(11)
-      if (rate === '1') expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(10)
+      if (rate === '1') {
+        expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(10)
+        // Live's failures, not the candidate's.
+        expect(await proxy.metric('svc_comparison_errors_total', { side: 'live' })).toBe(10)
+      }
       // Live's body is no error text: never read, never logged.
       expect(proxy.logs.join('\n')).not.toContain(SECRET)
       expect(proxy.records().filter((r) => r.level === 'error')).toEqual([])
@@ -114,4 +126,29 @@ describe.each([
       expect(ok.status).toBe(200)
     })
   })
+})
+
+test("live's repeat with a status outside 200..599 is a failed repeat with a fixed text: its body is never stored", async () => {
+  shadow.route('/repeat-000', () => new Response('{"n":1}\n', { headers: { 'content-type': 'application/json' } }))
+  const api = startScriptedApi({ liveUrl: live.url, shadowUrl: shadow.url })
+  const proxy = await startTestProxy({
+    SVC_APP_API_URL: api.url,
+    SVC_APP_GATE_ID: api.gateId,
+    SVC_APP_API_KEY: 'k'.repeat(32),
+    SVC_APP_NOISE_SAMPLE_RATE: '1',
+  })
+  try {
+    const res = await fetch(`${proxy.url}/repeat-000`)
+    expect(res.status).toBe(200)
+    await res.arrayBuffer()
+    await proxy.settled()
+    const [report] = await waitFor(() => (api.reports.length === 1 ? api.reports : undefined), 5000, 'the report')
+    const repeat = report!.body.live_repeat_response as { status_code: number; body: string }
+    expect(repeat.status_code).toBe(0)
+    expect(Buffer.from(repeat.body, 'base64').toString()).toBe('live: bad response: status 0 outside 200..599')
+    expect(proxy.logs.join('\n')).not.toContain(SECRET)
+  } finally {
+    await proxy.stop()
+    api.stop()
+  }
 })
