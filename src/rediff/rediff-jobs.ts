@@ -4,7 +4,7 @@ import { compileCaptureOptions } from '../diff/index.ts'
 import type { Logger } from '../log/index.ts'
 import { prefetched, scanCaptures } from '../store/capture-scan.ts'
 import { createInsightCatalog, type InsightCatalog } from '../store/insight-catalog.ts'
-import { createJobStore, publicJob, type Job, type JobStore } from '../store/job-store.ts'
+import { createJobStore, type Job, type JobStore } from '../store/job-store.ts'
 import { applyRediffChunk, type RediffItem } from '../store/rediff-chunk.ts'
 import { withDeadlockRetry } from '../store/sql-errors.ts'
 import { rediffItemOf } from './rediff-item.ts'
@@ -73,7 +73,7 @@ export class RediffJobs {
   async create(gateId: string, window: { from: string; to?: string }): Promise<Job> {
     const job = await this.store.createRediff(gateId, window, this.owner)
     this.launch(job.id)
-    return publicJob(job)
+    return job
   }
 
   /** The jobs running in this process now. */

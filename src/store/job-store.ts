@@ -81,12 +81,6 @@ export function toJob(row: JobRow): Job {
   }
 }
 
-/** A job as the API answers for it: the runner's own fields (window, settings, cursor, attempts) left out. */
-export function publicJob(job: Job): Job {
-  const { id, kind, state, done, total, started_at, finished_at, error } = job
-  return { id, kind, state, done, total, started_at, finished_at, error }
-}
-
 function toRunnable(row: RunnableRow): RunnableJob {
   return {
     ...toJob(row),
@@ -114,7 +108,8 @@ export interface JobStore {
    * @throws NotFoundError when the gate does not exist.
    * @throws ConflictError when the gate has a queued or running job.
    */
-  createRediff(gateId: string, window: { from: string; to?: string }, owner: string): Promise<RunnableJob>
+  /** The job as the API answers for it: what the runner needs it reads again when it takes the job. */
+  createRediff(gateId: string, window: { from: string; to?: string }, owner: string): Promise<Job>
   get(gateId: string, jobId: string): Promise<Job | undefined>
   /** Cancels a queued or running job; a finished one is returned as it is. Undefined when absent. */
   cancel(gateId: string, jobId: string): Promise<Job | undefined>
@@ -141,16 +136,16 @@ export function createJobStore(sql: postgres.Sql): JobStore {
     async createRediff(gateId, window, owner) {
       if (!isUuid(gateId)) throw new NotFoundError(`no gate with id ${gateId}`)
       try {
-        const [row] = await sql<RunnableRow[]>`
+        const [row] = await sql<JobRow[]>`
           WITH g AS (SELECT id, diff_config, redacted_fields FROM gates WHERE id = ${gateId} FOR KEY SHARE),
           b AS (SELECT ${window.from}::text::timestamptz AS lo, coalesce(${window.to ?? null}::text::timestamptz, now()) AS hi),
           n AS (SELECT count(*) AS total FROM requests r, g, b WHERE r.gate_id = g.id AND r.created_at >= b.lo AND r.created_at <= b.hi)
           INSERT INTO gate_jobs (id, gate_id, kind, state, window_from, window_to, diff_config, redacted_fields, total, owner, heartbeat_at)
           SELECT ${crypto.randomUUID()}::uuid, g.id, 'rediff', 'queued', b.lo, b.hi, g.diff_config, g.redacted_fields, n.total, ${owner}, now()
           FROM g, b, n
-          RETURNING ${sql.unsafe(RUNNABLE)}`
+          RETURNING ${sql.unsafe(COLUMNS)}`
         if (!row) throw new NotFoundError(`no gate with id ${gateId}`)
-        return toRunnable(row)
+        return toJob(row)
       } catch (error) {
         if (uniqueViolation(error) === 'gate_jobs_active_key') {
           throw new ConflictError('the gate has a re-diff job queued or running; cancel it or wait for it to end (one job per gate at a time)')
