@@ -216,7 +216,7 @@ export function storableJson<T>(value: T): T {
   const text = JSON.stringify(value)
   if (!MAYBE_UNSTORABLE.test(text)) return value
   // parseJson keeps a large integer of a diff as its digits (large-integer.ts).
-  return parseJson(storableText(text)) as T
+  return parseJson(replaceUnstorable(text)) as T
 }
 
 /**
@@ -228,10 +228,10 @@ export function storableJson<T>(value: T): T {
  */
 export function storableJsonText(value: unknown): string {
   const text = JSON.stringify(value)
-  return MAYBE_UNSTORABLE.test(text) ? storableText(text) : text
+  return MAYBE_UNSTORABLE.test(text) ? replaceUnstorable(text) : text
 }
 
-function storableText(text: string): string {
+function replaceUnstorable(text: string): string {
   UNSTORABLE_ESCAPE.lastIndex = 0
   return text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd')
 }

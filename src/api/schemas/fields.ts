@@ -68,7 +68,10 @@ export const headerMap = type({ '[string]': 'string[]' })
 /**
  * PostgreSQL's text cannot hold NUL: such a string reached the database
  * and came back as a 500. Refused as the client's mistake instead (body
- * fields and query filters alike).
+ * fields and query filters alike). A lone surrogate is let through here:
+ * a capture is stored with U+FFFD in its place rather than lost
+ * (docs/storage.md), where a gate's own settings refuse it
+ * (unstorableTextProblem).
  */
 export const storableText = type('string').narrow(
   rule((text: string) => (text.includes('\0') ? 'text without NUL characters' : undefined)),
