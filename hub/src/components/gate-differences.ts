@@ -12,7 +12,7 @@ import {
   SIGNATURE_SORTS,
   WINDOW_LABELS,
   sortKeyOf,
-  windowStart,
+  countedWindow,
 } from '../lib/insights-query.ts'
 import type { EndpointSort, FieldSort, InsightWindow, SignatureSort, TableState } from '../lib/insights-query.ts'
 import { LoadController } from '../lib/load-controller.ts'
@@ -106,9 +106,9 @@ export class GateDifferences extends LitElement {
   /** The window's start for every read of the view (RFC 3339). */
   @state() private _from = ''
   /**
-   * Its end: when the view was read. Every read and every link to a list
-   * carries it, so that a list opened from a count holds that count while
-   * captures keep arriving.
+   * Its end: the last whole minute when the view was read. Every read and
+   * every link to a list carries it, so that a list opened from a count
+   * holds that count while captures keep arriving.
    */
   @state() private _to = ''
   @state() private _endpoints = FIRST_ENDPOINTS
@@ -156,9 +156,7 @@ export class GateDifferences extends LitElement {
   }
 
   private _readWindow(): void {
-    const now = Date.now()
-    this._from = windowStart(this.window, now)
-    this._to = new Date(now).toISOString()
+    ;({ from: this._from, to: this._to } = countedWindow(this.window))
   }
 
   override render() {

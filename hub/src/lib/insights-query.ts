@@ -36,15 +36,22 @@ export function windowToString(window: InsightWindow): string {
   return window === DEFAULT_WINDOW ? '' : `window=${window}`
 }
 
-/**
- * The start of the window ending at `now`, as the API's `from` (RFC 3339,
- * UTC), at the start of its minute: insights count whole minutes, from
- * the one holding `from`, so a request list from the same instant holds
- * the same captures as a count read with it.
- */
+/** The start of the window ending at `now`, as the API's `from` (RFC 3339, UTC). */
 export function windowStart(window: InsightWindow, now = Date.now()): string {
-  const start = now - WINDOW_MS[window]
-  return new Date(start - (start % 60_000)).toISOString()
+  return new Date(now - WINDOW_MS[window]).toISOString()
+}
+
+/**
+ * The whole minutes the Differences view reads, as the API's `from` and
+ * `to`: the window's length up to the last minute that has ended. Insights
+ * count whole minutes, from the one holding `from` to the one holding
+ * `to`, and a request list cuts at the instants themselves; on minute
+ * bounds the two hold the same captures, and a minute still filling (which
+ * a re-sort would read again, larger) is left out.
+ */
+export function countedWindow(window: InsightWindow, now = Date.now()): { from: string; to: string } {
+  const minute = now - (now % 60_000)
+  return { from: new Date(minute - WINDOW_MS[window]).toISOString(), to: new Date(minute - 1).toISOString() }
 }
 
 export const ENDPOINT_SORTS = ['diff_rate', 'requests', 'diffs', 'errors', 'template'] as const

@@ -4,6 +4,7 @@ import {
   WINDOWS,
   parseWindow,
   sortKeyOf,
+  countedWindow,
   windowStart,
   windowToString,
 } from '../../../hub/src/lib/insights-query.ts'
@@ -29,8 +30,9 @@ describe('the Differences window ⇄ query string', () => {
     expect(windowStart('7d', now)).toBe('2025-06-01T12:00:00.000Z')
   })
 
-  test('at the start of its minute, the first the API counts, so a list from it holds the count', () => {
-    expect(windowStart('1h', Date.parse('2025-06-08T12:34:56.789Z'))).toBe('2025-06-08T11:34:00.000Z')
+  test('the counted window: whole minutes up to the last that has ended, so a list cut at its ends holds the count', () => {
+    expect(countedWindow('1h', Date.parse('2025-06-08T12:34:56.789Z'))).toEqual({ from: '2025-06-08T11:34:00.000Z', to: '2025-06-08T12:33:59.999Z' })
+    expect(countedWindow('24h', Date.parse('2025-06-08T12:34:00.000Z'))).toEqual({ from: '2025-06-07T12:34:00.000Z', to: '2025-06-08T12:33:59.999Z' })
   })
 })
 
