@@ -87,6 +87,9 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     expect(await row(created.shadowError).locator('td.side .badge').allTextContents()).toEqual(['200', 'ERR'])
     expect(await row(created.shadowError).locator('td:last-child .badge').textContent()).toBe('error')
     expect(await row(created.identical).locator('td:last-child .badge').textContent()).toBe('same')
+    // "slower" by the verdict's latency rule: the 5 s shadow against live's 38 ms, not 44 against 38 ms.
+    expect(await row(created.shadow500).locator('td.side .latency.slower').count()).toBe(1)
+    expect(await row(created.identical).locator('td.side .latency.slower').count()).toBe(0)
 
     // A page size set by a link is the one the selector shows; choosing 25 then works.
     await open(`/gates/${gateId}/requests?limit=2`)

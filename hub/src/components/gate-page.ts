@@ -174,7 +174,12 @@ export class GatePage extends LitElement {
           @ignore-fields=${this._onIgnore}
         ></gate-differences>`
       case 'requests':
-        return html`<gate-requests .hub=${this.hub} gateId=${this.gateId} search=${this.search}></gate-requests>`
+        return html`<gate-requests
+          .hub=${this.hub}
+          gateId=${this.gateId}
+          search=${this.search}
+          .latencyLimit=${gate.verdict?.max_latency_ratio ?? DEFAULT_THRESHOLDS.max_latency_ratio}
+        ></gate-requests>`
       case 'settings':
         return html`<gate-settings
           .hub=${this.hub}

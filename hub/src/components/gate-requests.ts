@@ -13,6 +13,7 @@ import './loading-state.ts'
 import './page-nav.ts'
 import './request-filters.ts'
 import './request-table.ts'
+import { DEFAULT_THRESHOLDS } from '../../../src/verdict/verdict-thresholds.ts'
 
 /**
  * A gate's captured requests with every listRequests filter, sort and
@@ -37,6 +38,8 @@ export class GateRequests extends LitElement {
   @property({ attribute: false }) hub!: HubContext
   @property() gateId = ''
   @property() search = ''
+  /** getVerdict's max_latency_ratio for the gate, which marks a shadow "slower". */
+  @property({ attribute: false }) latencyLimit = DEFAULT_THRESHOLDS.max_latency_ratio
 
   private _requests = new LoadController(
     this,
@@ -83,6 +86,7 @@ export class GateRequests extends LitElement {
     return html`<request-table
         .requests=${page.items}
         gateId=${this.gateId}
+        .latencyLimit=${this.latencyLimit}
         sort=${q.sort}
         order=${q.order}
         ?pending=${c.pending}
