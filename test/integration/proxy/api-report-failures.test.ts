@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sumSamples } from '../../support/prometheus-text.ts'
 import { JSON_TEXT, startUpstreamPair, type TestUpstream } from '../../support/upstreams.ts'
-import { startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
+import { apiModeEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 import { problem, startScriptedApi, type ScriptedApi } from './scripted-api.ts'
 
 let live: TestUpstream
@@ -31,16 +31,15 @@ afterAll(async () => {
 
 async function withProxy(body: (proxy: ProxyUnderTest) => Promise<void>): Promise<void> {
   api.reports.length = 0
-  const proxy = await startTestProxy({
-    SVC_APP_API_URL: api.url,
-    SVC_APP_GATE_ID: api.gateId,
-    SVC_APP_API_KEY: 'proxy-key-0123456789',
-    SVC_APP_API_TIMEOUT: '5s',
-    SVC_APP_RETRY_DELAY: '10ms',
-    SVC_APP_MAX_RETRIES: '3',
-    SVC_APP_CB_FAILURE_THRESHOLD: '2',
-    SVC_APP_CB_DELAY: '1m',
-  })
+  const proxy = await startTestProxy(
+    apiModeEnv(api, {
+      SVC_APP_API_TIMEOUT: '5s',
+      SVC_APP_RETRY_DELAY: '10ms',
+      SVC_APP_MAX_RETRIES: '3',
+      SVC_APP_CB_FAILURE_THRESHOLD: '2',
+      SVC_APP_CB_DELAY: '1m',
+    }),
+  )
   try {
     await body(proxy)
   } finally {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startHostileUpstream, type HostileUpstream } from '../../support/hostile-upstream.ts'
 import { startUpstream, waitFor, type TestUpstream } from '../../support/upstreams.ts'
-import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
+import { apiModeEnv, standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 import { startScriptedApi } from './scripted-api.ts'
 
 const SECRET = 'tok-SECRET-123'
@@ -131,12 +131,7 @@ describe.each([
 test("live's repeat with a status outside 200..599 is a failed repeat with a fixed text: its body is never stored", async () => {
   shadow.route('/repeat-000', () => new Response('{"n":1}\n', { headers: { 'content-type': 'application/json' } }))
   const api = startScriptedApi({ liveUrl: live.url, shadowUrl: shadow.url })
-  const proxy = await startTestProxy({
-    SVC_APP_API_URL: api.url,
-    SVC_APP_GATE_ID: api.gateId,
-    SVC_APP_API_KEY: 'k'.repeat(32),
-    SVC_APP_NOISE_SAMPLE_RATE: '1',
-  })
+  const proxy = await startTestProxy(apiModeEnv(api, { SVC_APP_NOISE_SAMPLE_RATE: '1' }))
   try {
     const res = await fetch(`${proxy.url}/repeat-000`)
     expect(res.status).toBe(200)

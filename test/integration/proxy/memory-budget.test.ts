@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { endlessChunks, startHostileUpstream } from '../../support/hostile-upstream.ts'
 import { startUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
-import { standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
+import { apiModeEnv, standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 import { startScriptedApi, type ScriptedApi } from './scripted-api.ts'
 
 const MiB = 1024 * 1024
@@ -154,13 +154,10 @@ describe('API mode', () => {
     routeBig((n) => bodyOf(MiB / 2, n), MiB / 2)
     shadowGate.resolve()
     try {
-      const env = {
-        SVC_APP_API_URL: api.url,
-        SVC_APP_GATE_ID: api.gateId,
-        SVC_APP_API_KEY: 'proxy-key-0123456789',
+      const env = apiModeEnv(api, {
         // One capture: 1 MiB of bodies and 8/3 MiB of report; a second one's live copy does not fit.
         SVC_APP_MAX_BYTES_IN_FLIGHT: String(4 * MiB),
-      }
+      })
       await withProxy(env, async (proxy) => {
         await fetchExact(proxy, 0, MiB / 2)
         await waitFor(() => (api.reports.length === 1 ? true : undefined))

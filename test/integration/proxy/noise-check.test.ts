@@ -8,7 +8,7 @@ import { NOISE_CHECK_RESULTS } from '../../../src/metrics/index.ts'
 import { NOISE_CASES } from '../../support/noise-cases.ts'
 import { shadowCaseSuite, type TargetConfig } from '../../support/shadow-cases.ts'
 import { json, useUpstreamPair, waitFor, type TestUpstream } from '../../support/upstreams.ts'
-import { standaloneEnv, startTestProxy } from './proxy-harness.ts'
+import { apiModeEnv, standaloneEnv, startTestProxy } from './proxy-harness.ts'
 import { startScriptedApi } from './scripted-api.ts'
 
 /** A case's settings as SVC_APP_* variables: `noiseSampleRate` → SVC_APP_NOISE_SAMPLE_RATE. */
@@ -45,13 +45,7 @@ describe('the noise check in API mode', () => {
 
   test('the capture carries live_repeat_response (a ResponsePayload, headers redacted) when a repeat was made; results are the API’s to count', async () => {
     const api = startScriptedApi({ liveUrl: live.url, shadowUrl: shadow.url })
-    const proxy = await startTestProxy({
-      SVC_APP_API_URL: api.url,
-      SVC_APP_GATE_ID: api.gateId,
-      SVC_APP_API_KEY: 'k'.repeat(32),
-      SVC_APP_NOISE_SAMPLE_RATE: '1',
-      SVC_APP_SHADOW_RULES: 'allow POST:/search',
-    })
+    const proxy = await startTestProxy(apiModeEnv(api, { SVC_APP_NOISE_SAMPLE_RATE: '1', SVC_APP_SHADOW_RULES: 'allow POST:/search' }))
     try {
       let n = 0
       live.route('/order', () => json({ n: ++n }, { headers: { 'set-cookie': 'sid=secret' } }))

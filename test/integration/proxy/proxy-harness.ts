@@ -99,6 +99,11 @@ export async function startTestProxy(env: Record<string, string>): Promise<Proxy
   }
 }
 
+/** The API-mode environment for a (scripted) API's gate, its key a valid one. */
+export function apiModeEnv(api: { url: string; gateId: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return { SVC_APP_API_URL: api.url, SVC_APP_GATE_ID: api.gateId, SVC_APP_API_KEY: 'proxy-key-0123456789', ...extra }
+}
+
 /** The standalone environment for a live/shadow pair. */
 export function standaloneEnv(liveUrl: string, shadowUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return { SVC_APP_LIVE_URL: liveUrl, SVC_APP_SHADOW_URL: shadowUrl, ...extra }

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'bun:test'
+import type { VerdictReport } from '../../../src/api/schemas/verdict-schemas.ts'
 import { formatMeasure, verdictTable } from '../../../src/cli/verdict-table.ts'
+
+/** An inconclusive report of 3 requests, with `overrides`. */
+function report(overrides: Partial<VerdictReport> = {}): VerdictReport {
+  return { verdict: 'inconclusive', requests: 3, live_failures: 0, window: { from: 'a', to: 'b' }, ignore_noise: true, noise_ignored: 0, checks: [], ...overrides }
+}
 
 describe('verdictTable', () => {
   test('a headline, then aligned rows with failed checks in capitals', () => {
@@ -35,44 +41,19 @@ describe('verdictTable', () => {
   })
 
   test('with noise counted, the last line says so', () => {
-    const text = verdictTable(
-      { verdict: 'pass', requests: 3, live_failures: 0, window: { from: 'a', to: 'b' }, ignore_noise: false, noise_ignored: 0, checks: [] },
-      'g1',
-    )
+    const text = verdictTable(report({ verdict: 'pass', ignore_noise: false }), 'g1')
     expect(text).toEndWith('\nnoise counted: every diff is in diff_rate (--no-ignore-noise)\n')
   })
 
   test('an inconclusive verdict says why', () => {
-    const text = verdictTable(
-      {
-        verdict: 'inconclusive',
-        requests: 3,
-        live_failures: 0,
-        window: { from: 'a', to: 'b' },
-        ignore_noise: true,
-        noise_ignored: 0,
-        checks: [{ name: 'requests', scope: 'gate', value: 3, threshold: 100, pass: false }],
-      },
-      'g1',
-    )
+    const text = verdictTable(report({ checks: [{ name: 'requests', scope: 'gate', value: 3, threshold: 100, pass: false }] }), 'g1')
     expect(text).toContain('too few requests to conclude: 3 in the window, min_requests is 100')
   })
 
   test('captures whose live alone failed are named, since they are in no count', () => {
-    const text = verdictTable(
-      {
-        verdict: 'inconclusive',
-        requests: 0,
-        live_failures: 120,
-        window: { from: 'a', to: 'b' },
-        ignore_noise: true,
-        noise_ignored: 0,
-        checks: [{ name: 'requests', scope: 'gate', value: 0, threshold: 100, pass: false }],
-      },
-      'g1',
-    )
+    const text = verdictTable(report({ requests: 0, live_failures: 120, checks: [{ name: 'requests', scope: 'gate', value: 0, threshold: 100, pass: false }] }), 'g1')
     expect(text).toContain('live failed: 120 captures whose live gave no answer are not in requests (nothing to compare the shadow with)')
-    expect(verdictTable({ verdict: 'pass', requests: 3, live_failures: 0, window: { from: 'a', to: 'b' }, ignore_noise: false, noise_ignored: 0, checks: [] }, 'g1')).not.toContain('live failed')
+    expect(verdictTable(report({ verdict: 'pass' }), 'g1')).not.toContain('live failed')
   })
 
   test.each([
