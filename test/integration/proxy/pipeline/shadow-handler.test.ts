@@ -64,6 +64,27 @@ describe('createShadowHandler in a host server', () => {
     }
   })
 
+  test('a request the handler fails on unexpectedly is a 500 without anything internal, and still counted as received', async () => {
+    const registry = new Registry()
+    const lines: string[] = []
+    const handler = createShadowHandler(settings(), {
+      logger: createLogger({ level: 'error', format: 'json', write: (line) => void lines.push(line) }),
+      metrics: createProxyMetrics(registry),
+    })
+    // A bug stood in for by a host whose forwarding context throws when read.
+    const broken = {
+      get pathAndQuery(): string {
+        throw new Error('a bug in the host')
+      },
+    }
+    const response = await handler.fetch(new Request('http://host.test/x'), broken)
+    expect(response.status).toBe(500)
+    expect(await response.json()).toMatchObject({ type: '/errors/internal', detail: 'the proxy failed to handle the request' })
+    expect(lines.some((line) => line.includes('proxy request failed unexpectedly'))).toBe(true)
+    expect(sumSamples(registry.render(), 'http_server_request_duration_seconds_count', { http_response_status_code: '500' })).toBe(1)
+    await handler.close()
+  })
+
   test('two handlers can share one registry and one set of metrics', async () => {
     const metrics = createProxyMetrics(new Registry())
     const logger = createLogger({ level: 'error', format: 'json', write: () => {} })
