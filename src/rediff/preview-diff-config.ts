@@ -1,7 +1,8 @@
 import type postgres from 'postgres'
 import { compileCaptureOptions, type DiffConfig } from '../diff/index.ts'
-import { diffSignature } from '../insights/index.ts'
+import { diffSignature, signatureSummary } from '../insights/index.ts'
 import { prefetched, scanCaptures } from '../store/capture-scan.ts'
+import { signatureSummaries } from '../store/signature-summaries.ts'
 import type { GateSettings } from '../store/rows.ts'
 import { PreviewTally, type DiffConfigPreview } from './preview-tally.ts'
 import { rediffCapture, storedKind } from './rediff-capture.ts'
@@ -40,19 +41,23 @@ export async function previewDiffConfig(sql: postgres.Sql | postgres.ReservedSql
     for (const capture of page) {
       const before = storedKind(capture)
       const { comparison } = rediffCapture(capture, options, false)
-      const afterSignature =
+      const after =
         comparison.kind === 'diff' && capture.template !== null
-          ? (diffSignature({ method: capture.method, template: capture.template }, comparison.ops)?.id ?? null)
-          : null
+          ? diffSignature({ method: capture.method, template: capture.template }, comparison.ops)
+          : undefined
       tally.add({
         id: capture.id,
         before,
         beforeSignature: before === 'diff' ? capture.signature_id : null,
         after: comparison.kind,
-        afterSignature,
+        afterSignature: after?.id ?? null,
+        ...(after === undefined ? {} : { summarizeAfter: () => signatureSummary(after) }),
       })
       await slicer.pause()
     }
   }
-  return tally.result()
+  const result = tally.result()
+  // Signatures that exist only as stored: their summaries from the gate's catalog.
+  const known = await signatureSummaries(sql, request.gate.id, result.signatures.filter((s) => s.summary === null).map((s) => s.id))
+  return { ...result, signatures: result.signatures.map((s) => (s.summary === null ? { ...s, summary: known.get(s.id) ?? null } : s)) }
 }

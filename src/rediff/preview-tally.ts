@@ -7,7 +7,8 @@ export interface DiffConfigPreview {
   diffs_after: number
   silenced: number
   surfaced: number
-  signatures: Array<{ id: string; count_before: number; count_after: number }>
+  /** `summary`: its one line (docs/insights.md "Summaries"); null for one the catalog no longer holds. */
+  signatures: Array<{ id: string; summary: string | null; count_before: number; count_after: number }>
   examples: { silenced: string[]; surfaced: string[] }
 }
 
@@ -23,6 +24,8 @@ export interface PreviewItem {
   readonly beforeSignature: string | null
   readonly after: Comparison['kind']
   readonly afterSignature: string | null
+  /** The after signature's summary, asked for once per signature. */
+  readonly summarizeAfter?: () => string
 }
 
 /**
@@ -41,7 +44,7 @@ export class PreviewTally {
   private readonly surfaced: string[] = []
   private silencedCount = 0
   private surfacedCount = 0
-  private readonly signatures = new Map<string, { before: number; after: number }>()
+  private readonly signatures = new Map<string, { before: number; after: number; summary: string | null }>()
 
   add(item: PreviewItem): void {
     this.examined++
@@ -51,7 +54,11 @@ export class PreviewTally {
     }
     if (item.after === 'diff') {
       this.diffsAfter++
-      if (item.afterSignature !== null) this.signature(item.afterSignature).after++
+      if (item.afterSignature !== null) {
+        const counts = this.signature(item.afterSignature)
+        counts.after++
+        counts.summary ??= item.summarizeAfter?.() ?? null
+      }
     }
     if (item.before === 'diff' && item.after === 'match') {
       if (this.silencedCount++ < MAX_PREVIEW_EXAMPLES) this.silenced.push(item.id)
@@ -60,10 +67,10 @@ export class PreviewTally {
     }
   }
 
-  private signature(id: string): { before: number; after: number } {
+  private signature(id: string): { before: number; after: number; summary: string | null } {
     let counts = this.signatures.get(id)
     if (counts === undefined) {
-      counts = { before: 0, after: 0 }
+      counts = { before: 0, after: 0, summary: null }
       this.signatures.set(id, counts)
     }
     return counts
@@ -71,7 +78,7 @@ export class PreviewTally {
 
   result(): DiffConfigPreview {
     const signatures = [...this.signatures]
-      .map(([id, counts]) => ({ id, count_before: counts.before, count_after: counts.after }))
+      .map(([id, counts]) => ({ id, summary: counts.summary, count_before: counts.before, count_after: counts.after }))
       .sort((a, b) => Math.max(b.count_before, b.count_after) - Math.max(a.count_before, a.count_after) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, MAX_PREVIEW_SIGNATURES)
     return {

@@ -134,6 +134,11 @@ describe('hub on the real API: noise, suggestions, preview, re-diff', () => {
     expect(hrefs.length).toBeGreaterThan(0)
     const links = both.examples.silenced.map((id) => `/gates/${gateId}/requests/${id}`)
     for (const href of hrefs) expect(links).toContain(href!)
+    // The kinds whose counts change, each by its one line, as the API sums them up.
+    const kinds = await page.locator('diff-preview tbody tr[data-signature] code').allTextContents()
+    const changed = both.signatures.filter((s) => s.count_before !== s.count_after)
+    expect(kinds.length).toBeGreaterThan(0)
+    for (const kind of kinds) expect(changed.map((s) => s.summary)).toContain(kind)
 
     // Left unsaved: the gate is as it was.
     expect((await api<{ data: Gate }>('GET', `/gates/${gateId}`)).body.data.diff_config.ignored_fields).toEqual([])

@@ -191,7 +191,11 @@ export class DiffPreview extends LitElement {
       <tbody>
         ${rows.map(
           (s) => html`<tr data-signature=${s.id}>
-            <td>${s.count_before > 0 ? html`<a href=${this._signatureLink(s.id)}><code>${s.id}</code></a>` : html`<code>${s.id}</code> <span class="muted">(new)</span>`}</td>
+            <td>
+              ${s.count_before > 0
+                ? html`<a href=${this._signatureLink(s.id)}><code>${s.summary ?? s.id}</code></a>`
+                : html`<code>${s.summary ?? s.id}</code> <span class="muted">(new)</span>`}
+            </td>
             <td class="num before">${formatCount(s.count_before)}</td>
             <td class="num after">${formatCount(s.count_after)}</td>
           </tr>`,

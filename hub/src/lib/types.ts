@@ -218,7 +218,8 @@ export interface DiffPreview {
   readonly silenced: number
   /** Captures without a diff now and one with the candidate. */
   readonly surfaced: number
-  readonly signatures: readonly { readonly id: string; readonly count_before: number; readonly count_after: number }[]
+  /** `summary`: the signature's one line; null for one the gate's catalog no longer holds. */
+  readonly signatures: readonly { readonly id: string; readonly summary: string | null; readonly count_before: number; readonly count_after: number }[]
   readonly examples: { readonly silenced: readonly string[]; readonly surfaced: readonly string[] }
 }
 

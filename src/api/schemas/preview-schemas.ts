@@ -26,7 +26,7 @@ export const diffConfigPreview = type({
   diffs_after: 'number.integer',
   silenced: 'number.integer',
   surfaced: 'number.integer',
-  signatures: type({ id: 'string', count_before: 'number.integer', count_after: 'number.integer' }).array(),
+  signatures: type({ id: 'string', summary: 'string | null', count_before: 'number.integer', count_after: 'number.integer' }).array(),
   examples: { silenced: 'string.uuid[]', surfaced: 'string.uuid[]' },
 })
 

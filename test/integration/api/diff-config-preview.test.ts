@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
 import { compareResponses, compileCaptureOptions, type DiffConfig } from '../../../src/diff/index.ts'
-import { diffSignature } from '../../../src/insights/index.ts'
+import { diffSignature, signatureSummary, type ErrorClass } from '../../../src/insights/index.ts'
 import { PREVIEW_LOCK_CLASS } from '../../../src/rediff/preview-guard.ts'
 import { startTestApi, type TestApi } from '../../support/api-server.ts'
 import { captureBody } from '../../support/captures.ts'
@@ -22,13 +22,14 @@ const REDACTED = ['body.secret']
 const config = (over: Partial<DiffConfig> = {}): DiffConfig => ({ ignored_fields: [], included_fields: [], float_tolerance: 0, sort_arrays: false, ...over })
 
 /** The preview of `captures` (most recent first) done the slow way: one plain comparison each. */
-function bruteForce(captures: StoredDetail[], candidate: DiffConfig): Preview {
+function bruteForce(captures: StoredDetail[], candidate: DiffConfig, catalog: ReadonlyMap<string, string>): Preview {
   const options = compileCaptureOptions({ diff: candidate, redactedFields: REDACTED })
   const out: Preview = { examined: 0, diffs_before: 0, diffs_after: 0, silenced: 0, surfaced: 0, signatures: [], examples: { silenced: [], surfaced: [] } }
-  const signatures = new Map<string, { count_before: number; count_after: number }>()
-  const bump = (id: string, side: 'count_before' | 'count_after') => {
-    const entry = signatures.get(id) ?? { count_before: 0, count_after: 0 }
+  const signatures = new Map<string, { summary: string | null; count_before: number; count_after: number }>()
+  const bump = (id: string, side: 'count_before' | 'count_after', summary?: string) => {
+    const entry = signatures.get(id) ?? { summary: null, count_before: 0, count_after: 0 }
     entry[side]++
+    entry.summary ??= summary ?? catalog.get(id) ?? null
     signatures.set(id, entry)
   }
   for (const c of captures) {
@@ -42,7 +43,8 @@ function bruteForce(captures: StoredDetail[], candidate: DiffConfig): Preview {
     }
     if (after.kind === 'diff') {
       out.diffs_after++
-      bump(diffSignature({ method: c.method, template: c.template! }, after.ops)!.id, 'count_after')
+      const signature = diffSignature({ method: c.method, template: c.template! }, after.ops)!
+      bump(signature.id, 'count_after', signatureSummary(signature))
     }
     if (before === 'diff' && after.kind === 'match') {
       if (out.silenced < 10) out.examples.silenced.push(c.id)
@@ -66,6 +68,15 @@ describe.each(BACKENDS)('previewDiffConfig on %s', (backend) => {
   const now = Date.now()
   const iso = (msAgo: number) => new Date(now - msAgo).toISOString()
   const preview = (body: unknown, gate = gateId) => t.call('POST', `/gates/${gate}/diff-config/preview`, body)
+
+  /** Every signature the gate's catalog holds, with its summary, as listSignatures gives them. */
+  async function catalog(gate: string): Promise<Map<string, string>> {
+    const res = await t.call('GET', `/gates/${gate}/signatures?from=${encodeURIComponent(iso(1000 * HOUR))}&limit=100`)
+    type Row = { id: string; kind: 'diff' | 'error'; method: string; template: string; overflow: boolean; ops: { op: string; path: string }[]; truncated: boolean; live_error: ErrorClass | null; shadow_error: ErrorClass | null }
+    const { data, pagination } = (await res.json()) as { data: Row[]; pagination: { total: number } }
+    expect(pagination.total).toBeLessThanOrEqual(100)
+    return new Map(data.map((s) => [s.id, signatureSummary({ ...s, liveError: s.live_error, shadowError: s.shadow_error })]))
+  }
 
   beforeAll(async () => {
     t = await startTestApi(backend)
@@ -118,8 +129,10 @@ describe.each(BACKENDS)('previewDiffConfig on %s', (backend) => {
     const to = params.get('to')
     const limit = Number(params.get('limit') ?? 1000)
     const window = `?order=desc&limit=${limit}&from=${encodeURIComponent(from)}${to ? `&to=${encodeURIComponent(to)}` : ''}`
-    const expected = bruteForce(await exportedCaptures(t, gateId, window), config(over))
+    const expected = bruteForce(await exportedCaptures(t, gateId, window), config(over), await catalog(gateId))
     expect(got).toEqual(expected)
+    // Each signature has its line, those only stored (silenced) from the gate's catalog.
+    expect(got.signatures.filter((s) => s.summary === null)).toEqual([])
     if (Object.keys(over).length > 0 && !query.includes('from')) expect(got.silenced).toBeGreaterThan(0)
     // Nothing stored changed.
     expect(await exportedCaptures(t, gateId, '?from=' + iso(100 * HOUR))).toEqual(before)
@@ -136,7 +149,7 @@ describe.each(BACKENDS)('previewDiffConfig on %s', (backend) => {
     const got = ((await (await preview({ diff_config: config() }, gate)).json()) as { data: Preview }).data
     expect(got).toMatchObject({ examined: 5, diffs_before: 0, diffs_after: 5, silenced: 0, surfaced: 5 })
     expect(got.examples.surfaced).toHaveLength(5)
-    expect(got.signatures).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{16}$/), count_before: 0, count_after: 5 }])
+    expect(got.signatures).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{16}$/), summary: 'GET /x/{id}: changed /body/updated_at', count_before: 0, count_after: 5 }])
   })
 
   test('one preview per gate at a time: another is a 409 conflict saying so; other gates are not held up', async () => {

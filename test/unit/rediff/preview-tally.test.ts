@@ -26,8 +26,8 @@ describe('PreviewTally', () => {
       surfaced: 1,
       // As many on either side: by id.
       signatures: [
-        { id: 'sig-a', count_before: 2, count_after: 0 },
-        { id: 'sig-b', count_before: 0, count_after: 2 },
+        { id: 'sig-a', summary: null, count_before: 2, count_after: 0 },
+        { id: 'sig-b', summary: null, count_before: 0, count_after: 2 },
       ],
       examples: { silenced: ['1'], surfaced: ['3'] },
     })
@@ -41,7 +41,20 @@ describe('PreviewTally', () => {
     expect(result.examples.silenced).toEqual(Array.from({ length: MAX_PREVIEW_EXAMPLES }, (_, i) => `s${i}`))
     expect(result.examples.surfaced).toHaveLength(MAX_PREVIEW_EXAMPLES)
     expect(result.signatures).toHaveLength(MAX_PREVIEW_SIGNATURES)
-    expect(result.signatures[0]).toEqual({ id: 'sig-000', count_before: 1, count_after: 2 })
+    expect(result.signatures[0]).toEqual({ id: 'sig-000', summary: null, count_before: 1, count_after: 2 })
+  })
+
+  test("an after signature's summary is asked for once, and kept; one only stored has none here", () => {
+    const tally = new PreviewTally()
+    let asked = 0
+    const summarizeAfter = () => `GET /a: changed /body/x (${++asked})`
+    for (let i = 0; i < 3; i++) tally.add({ ...item(`u${i}`, 'match', 'diff', null, 'sig-b'), summarizeAfter })
+    tally.add(item('s', 'diff', 'match', 'sig-a'))
+    expect(tally.result().signatures).toEqual([
+      { id: 'sig-b', summary: 'GET /a: changed /body/x (1)', count_before: 0, count_after: 3 },
+      { id: 'sig-a', summary: null, count_before: 1, count_after: 0 },
+    ])
+    expect(asked).toBe(1)
   })
 
   test('the counts add up whatever the captures', () => {

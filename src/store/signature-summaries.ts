@@ -1,0 +1,41 @@
+import type postgres from 'postgres'
+import { signatureSummary, type ErrorClass, type SignatureOp } from '../insights/index.ts'
+
+interface SummaryRow {
+  id: string
+  kind: 'diff' | 'error'
+  method: string
+  template: string
+  overflow: boolean
+  ops: SignatureOp[]
+  truncated: boolean
+  live_error: ErrorClass | null
+  shadow_error: ErrorClass | null
+}
+
+/**
+ * The one-line summaries (docs/insights.md "Summaries") of a gate's
+ * signatures among `ids`, from its catalog; an id the catalog does not
+ * hold is left out.
+ */
+export async function signatureSummaries(sql: postgres.Sql | postgres.ReservedSql, gateId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await sql<SummaryRow[]>`
+    SELECT id, kind, method, template, overflow, ops, truncated, live_error, shadow_error
+    FROM insight_signatures WHERE gate_id = ${gateId} AND id = ANY(${[...ids]}::text[])`
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      signatureSummary({
+        kind: row.kind,
+        method: row.method,
+        template: row.template,
+        overflow: row.overflow,
+        ops: row.ops,
+        truncated: row.truncated,
+        liveError: row.live_error,
+        shadowError: row.shadow_error,
+      }),
+    ]),
+  )
+}
