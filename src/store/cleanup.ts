@@ -103,7 +103,7 @@ async function clock(conn: postgres.ReservedSql, now: Date | undefined): Promise
 }
 
 async function cleanAll(conn: postgres.ReservedSql, now: number, options: CleanupOptions): Promise<number> {
-  const gates = await conn<{ id: string; retention: string }[]>`SELECT id, retention FROM gates ORDER BY id`
+  const gates = await conn<{ id: string }[]>`SELECT id FROM gates ORDER BY id`
   let deleted = 0
   const failures: unknown[] = []
   for (const gate of gates) {
@@ -121,22 +121,12 @@ async function cleanAll(conn: postgres.ReservedSql, now: number, options: Cleanu
 /** The earliest created_at the API stores (src/text/date-time.ts). */
 const EARLIEST_CREATED_AT = Date.UTC(1000, 0, 1)
 
-async function cleanGate(
-  conn: postgres.ReservedSql,
-  gate: { id: string; retention: string },
-  now: number,
-  options: CleanupOptions,
-): Promise<number> {
+async function cleanGate(conn: postgres.ReservedSql, gate: { id: string }, now: number, options: CleanupOptions): Promise<number> {
   let deleted = 0
-  const keepMs = Math.max(parseDuration(gate.retention) ?? options.floorMs, options.floorMs)
-  const cutoff = new Date(now - keepMs)
-  // Before the year 1000, or an Invalid Date: nothing stored is that old.
-  if (cutoff.getTime() >= EARLIEST_CREATED_AT) {
-    for (;;) {
-      const n = await deleteBatch(conn, gate.id, cutoff, options.batchSize)
-      deleted += n
-      if (n < options.batchSize) break
-    }
+  for (;;) {
+    const n = await deleteBatch(conn, gate.id, now, options)
+    deleted += n
+    if (n < options.batchSize) break
   }
   // A rollup row that sums to nothing carries nothing: dropping it never changes a sum.
   await conn`DELETE FROM request_rollups WHERE gate_id = ${gate.id} AND request_count = 0 AND diff_count = 0`
@@ -190,10 +180,27 @@ async function foldPathRollups(conn: postgres.ReservedSql, gateId: string): Prom
  * deleteGate then waits for this batch, or has already removed everything.
  * Payloads go by ON DELETE CASCADE.
  */
-async function deleteBatch(conn: postgres.ReservedSql, gateId: string, cutoff: Date, batchSize: number): Promise<number> {
+/**
+ * The created_at before which a gate's captures go: max(its retention, the
+ * floor) before `now`; undefined when that is before the year 1000 (or an
+ * Invalid Date), for nothing stored is that old.
+ */
+function cutoffOf(retention: string, now: number, floorMs: number): Date | undefined {
+  const cutoff = new Date(now - Math.max(parseDuration(retention) ?? floorMs, floorMs))
+  return cutoff.getTime() >= EARLIEST_CREATED_AT ? cutoff : undefined
+}
+
+async function deleteBatch(conn: postgres.ReservedSql, gateId: string, now: number, options: CleanupOptions): Promise<number> {
+  const batchSize = options.batchSize
   return inTransaction(conn, async () => {
-    const gate = await conn`SELECT 1 FROM gates WHERE id = ${gateId} FOR KEY SHARE`
-    if (gate.length === 0) return 0
+    // The retention as it stands for this batch, the gate row share-locked:
+    // an updateGate that raises it waits for the batch and the next one
+    // reads the new value. Read once per run, a raised retention went on
+    // deleting, until the gate was through, what it now keeps.
+    const [gate] = await conn<{ retention: string }[]>`SELECT retention FROM gates WHERE id = ${gateId} FOR SHARE`
+    if (gate === undefined) return 0
+    const cutoff = cutoffOf(gate.retention, now, options.floorMs)
+    if (cutoff === undefined) return 0
     const [row] = await conn<{ deleted: string }[]>`
       WITH victims AS (
         SELECT id FROM requests

@@ -6,6 +6,7 @@ import { openDatabase } from '../../../src/store/database.ts'
 import type { GateStore } from '../../../src/store/gate-store.ts'
 import type { RequestStore } from '../../../src/store/request-store.ts'
 import { BACKENDS, type TestDatabase } from '../../support/database.ts'
+import { waitFor } from '../../support/upstreams.ts'
 import { at, capture, HOUR, insertAll, MINUTE, rollupDrift, useStores } from './fixtures.ts'
 
 const FLOOR = HOUR
@@ -208,6 +209,35 @@ describe.each(BACKENDS)('cleanup on %s', (kind) => {
     } finally {
       job.stop()
       await t.db.sql`DROP TRIGGER IF EXISTS refuse_delete ON requests`
+    }
+  })
+
+  if (kind === 'postgres') test('a retention raised during a run stops the deleting at once: nothing it now keeps goes after the update returns', async () => {
+    const gate = await gates.create({ name: 'raised', live_url: 'http://l/raised', shadow_url: 'http://s/raised' })
+    await t.db.sql`UPDATE gates SET retention = '2h' WHERE id = ${gate.id}`
+    await insertAll(requests, gate.id, Array.from({ length: 10 }, (_, i) => ({ created_at: at(NOW, -(3 * HOUR + i * MINUTE)) })))
+    const count = async () => Number((await t.db.sql<{ n: string }[]>`SELECT count(*) AS n FROM requests WHERE gate_id = ${gate.id}`)[0]!.n)
+    // Another transaction holds the fifth oldest capture: the run's third batch waits for it.
+    const [fifth] = await t.db.sql<{ id: string }[]>`SELECT id FROM requests WHERE gate_id = ${gate.id} ORDER BY created_at LIMIT 1 OFFSET 4`
+    const holder = await t.db.sql.reserve()
+    await holder`BEGIN`
+    await holder`SELECT id FROM requests WHERE id = ${fifth!.id} FOR UPDATE`
+    const run = runCleanup(t.db.sql, { floorMs: FLOOR, batchSize: 2, now: NOW })
+    try {
+      await waitFor(async () => ((await count()) === 6 ? true : undefined), 10_000, 'the first two batches')
+      const update = gates.update(gate.id, { retention: '720h' })
+      await Bun.sleep(200)
+      await holder`COMMIT`
+      expect((await update)?.retention).toBe('720h')
+      const atUpdate = await count()
+      expect(await run).toBe(10 - atUpdate)
+      expect(await count()).toBe(atUpdate)
+      expect(atUpdate).toBeGreaterThanOrEqual(4)
+      expect(await rollupDrift(t.db.sql, gate.id)).toEqual([])
+    } finally {
+      await holder`ROLLBACK`.catch(() => {})
+      holder.release()
+      await run.catch(() => {})
     }
   })
 
