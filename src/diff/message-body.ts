@@ -1,4 +1,5 @@
 import { parseJson } from './large-integer.ts'
+import { hasDuplicateKeys } from './duplicate-keys.ts'
 import { charsetOf, decodeContent, decodeText, lossyText } from './body-decoding.ts'
 import type { HeaderMap } from './capture.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
@@ -29,6 +30,7 @@ export class MessageBody {
   private _json: unknown = UNREAD
   private _tooDeep: boolean | undefined
   private _lenientJson: unknown = UNREAD
+  private _lenientText: string | undefined
 
   /**
    * @param forRedaction the body may have to be redacted: decode it up to
@@ -138,12 +140,22 @@ export class MessageBody {
       if (text !== '' && !textNestsDeeperThan(text, MAX_COMPARE_DEPTH)) {
         try {
           this._lenientJson = parseJson(text)
+          this._lenientText = text
         } catch {
           // Malformed: looksLikeJson() says what to make of it.
         }
       }
     }
     return this._lenientJson
+  }
+
+  /**
+   * Whether the text json() (else lenientJson()) parsed repeats a key in
+   * an object (duplicate-keys.ts): what redaction cannot see of it.
+   */
+  repeatsKeys(): boolean {
+    const text = this.json() !== NOT_JSON ? this.text() : this.lenientJson() !== NOT_JSON ? this._lenientText : undefined
+    return text !== undefined && hasDuplicateKeys(text)
   }
 
   /** Whether the body (decoded, else as received) starts as a JSON object or array does. */

@@ -106,13 +106,14 @@ function redactMessage<T extends { headers: HeaderMap; body: Uint8Array }>(
     // closed: secrets never survive; unparsed-body.ts).
     const view = unparsedBodyView(body, redaction)
     if (view.kind === 'redacted') return { ...message, headers: rewrittenHeaders(headers), body: REDACTED_BYTES }
-    if (view.kind === 'json' && view.changed) {
+    if (view.kind === 'json' && (view.changed || body.repeatsKeys())) {
       return { ...message, headers: rewrittenHeaders(headers), body: encoder.encode(stringifyJson(view.value)) }
     }
     return headers === message.headers ? message : { ...message, headers }
   }
   const { value, changed } = redaction.json(parsed)
-  if (!changed) return headers === message.headers ? message : { ...message, headers }
+  // A key given twice: parsing kept the last, and the first, which redaction never saw, goes with the re-write.
+  if (!changed && !body.repeatsKeys()) return headers === message.headers ? message : { ...message, headers }
   body.setJson(value)
   return {
     ...message,

@@ -52,6 +52,30 @@ describe('processCapture: storage', () => {
     expect(JSON.parse(decode(out.request.body))).toEqual({ password: REDACTED, user: 'u' })
   })
 
+  test('a key given twice never keeps a secret: the body is stored re-written from what was parsed', () => {
+    const raw = (text: string): CaptureInput => ({
+      request: { headers: {}, body: new Uint8Array(0) },
+      live: { status: 200, headers: { 'Content-Type': ['application/json'] }, body: encode(text) },
+      shadow: { status: 200, headers: { 'Content-Type': ['application/json'] }, body: encode(text) },
+    })
+    for (const text of ['{"user":{"token":"S3CRET"},"user":{"name":"a"}}', '{"token":"S3CRET","token":"[REDACTED]"}']) {
+      const out = processCapture(raw(text), options(['body.**.token']))
+      expect(decode(out.live.body)).not.toContain('S3CRET')
+      expect(decode(out.shadow.body)).not.toContain('S3CRET')
+    }
+    // A stray byte that is not UTF-8, JSON all the same (read leniently): the same.
+    const stray = new Uint8Array([...encode('{"token":"S3CRET","token":"[REDACTED]","x":"'), 0xff, ...encode('"}')])
+    const lenient: CaptureInput = {
+      request: { headers: {}, body: new Uint8Array(0) },
+      live: { status: 200, headers: { 'Content-Type': ['application/json'] }, body: stray },
+      shadow: { status: 200, headers: { 'Content-Type': ['application/json'] }, body: encode('{}') },
+    }
+    expect(decode(processCapture(lenient, options(['body.token'])).live.body)).not.toContain('S3CRET')
+    // Without a key given twice, a body redaction does not change is kept byte for byte.
+    const plain = raw('{"user":{"name":"a"},  "n":1}')
+    expect(processCapture(plain, options(['body.**.token'])).live.body).toBe(plain.live.body)
+  })
+
   test('keeps a body byte for byte when redaction changes nothing', () => {
     const input = capture({ a: 1 }, { a: 2 })
     const out = processCapture(input, options(['body.password']))
