@@ -1,3 +1,5 @@
+import { withoutUserinfo } from '../net/base-url.ts'
+
 /**
  * A configuration value that fails its rule. Its message is the one line
  * printed at startup before exiting 1 (docs/reference/configuration.md "How
@@ -12,7 +14,8 @@ export class ConfigError extends Error {
     readonly rule: string,
     readonly secret = false,
   ) {
-    super(formatLine(variable, value, rule, secret))
+    // A URL variable's credentials never reach the line, whoever raised it.
+    super(formatLine(variable, value === undefined || !variable.endsWith('_URL') ? value : withoutUserinfo(value), rule, secret))
   }
 }
 

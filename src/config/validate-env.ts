@@ -1,9 +1,10 @@
 import { type, type Type } from 'arktype'
 import { ConfigError } from './config-error.ts'
 import type { Environment } from './environment.ts'
+import { withoutUserinfo } from '../net/base-url.ts'
 
 /** Variables whose values are never echoed in an error line. */
-const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY', '--api-key'])
+const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY', 'VITE_API_KEY', '--api-key'])
 
 /**
  * Runs a component's schema over its variables (`order`, in table order)
@@ -33,13 +34,13 @@ function rank(order: readonly string[], key: PropertyKey | undefined): number {
 }
 
 /**
- * Hides the password of a connection string, which may appear in an error
- * line. Such a line is about a malformed value, so this masks more than
- * withoutPassword does: everything from the user's `:` to the last `@`
- * (`mysql://u:p/w@h/db`, whose password holds a `/`).
+ * Hides the credentials of a URL variable's value, which may appear in an
+ * error line. Such a line is about a malformed value, so this masks more
+ * than withoutPassword does: all before the last `@` but the scheme
+ * (withoutUserinfo), whatever the rest looks like.
  */
 export function maskValue(variable: string, value: string): string {
-  return variable.endsWith('_URL') ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:).*@/i, '$1***@') : value
+  return variable.endsWith('_URL') ? withoutUserinfo(value) : value
 }
 
 /** The variables of a component's field table, in table order (`'X?'` is `X`), for error ordering. */

@@ -7,6 +7,7 @@
 import { MAX_TIMER_MS, parseDuration } from '../config/duration.ts'
 import { fieldPathProblem } from '../diff/field-path.ts'
 import { EndpointTemplateError, EndpointTemplates } from '../insights/index.ts'
+import { withoutUserinfo } from '../net/base-url.ts'
 import { parseCidr } from '../net/cidr.ts'
 import { compileShadowRules, ShadowRuleError } from '../proxy/policy/shadow-rules.ts'
 import { ModuleConfigError } from './module-config-error.ts'
@@ -44,12 +45,12 @@ function toNumber(value: unknown): number {
 export const readUrl: ValueReader<string> = (field) => {
   const value = single(field)
   const expected = 'an http or https URL without query or fragment'
-  if (typeof value !== 'string' || !URL.canParse(value)) throw invalid(field, 0, expected)
+  // The value quoted without its credentials, whatever it looks like.
+  const refused = () => new ModuleConfigError(field.name, expected, describeValue(typeof value === 'string' ? withoutUserinfo(value) : value), field.valueAt[0] ?? field.at)
+  if (typeof value !== 'string' || !URL.canParse(value)) throw refused()
   const url = new URL(value)
   const plain = !value.includes('?') && !value.includes('#') && value === value.trim()
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !plain) {
-    throw invalid(field, 0, expected)
-  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !plain) throw refused()
   return value
 }
 

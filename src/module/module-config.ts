@@ -8,6 +8,7 @@
  */
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from '../proxy/policy/byte-budget.ts'
 import { DEFAULT_NOISE_MAX_PER_SECOND, DEFAULT_NOISE_SAMPLE_RATE, MAX_NOISE_PER_SECOND } from '../proxy/policy/noise-sampler.ts'
+import { withoutPassword } from '../net/base-url.ts'
 import { parseBlock } from './block-parser.ts'
 import {
   readAddressList,
@@ -245,7 +246,7 @@ function buildConfig(section: RawSection): SvcGateConfig {
   // As SVC_APP_SHADOW_URL: one service twice would compare it with itself and double its load.
   if (sameService(values.shadow, values.live)) {
     const shadow = section.fields.get('shadow')
-    const found = JSON.stringify(values.shadow)
+    const found = JSON.stringify(withoutPassword(values.shadow))
     throw new ModuleConfigError(
       shadow?.name ?? 'shadow',
       'a URL different from live',

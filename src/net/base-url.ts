@@ -19,7 +19,24 @@ export function isBaseUrl(text: string): boolean {
  * need the upstream's address but not its credentials.
  */
 export function withoutPassword(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@')
+  // Up to the authority's last `@`: a raw password may hold one (`u:p@ss@host`).
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^/?#]*@/i, '$1***@')
+}
+
+/**
+ * Text meant as a URL, with what stands between the scheme (and a user
+ * name before a `:`) and its last `@` as `***`: for a value that failed its
+ * rule, which may not parse as a URL at all (a space before the scheme,
+ * `postgres//u:p@h`, `u:p@h:5432`, a password holding `/` or `@`) and whose
+ * credentials withoutPassword would then miss. Fails closed: a token
+ * without a user name is hidden, and an `@` in a path hides the host too.
+ */
+export function withoutUserinfo(text: string): string {
+  const at = text.lastIndexOf('@')
+  if (at === -1) return text
+  const scheme = /^\s*[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? ''
+  const user = scheme === '' ? undefined : /^[^:/?#@]+:/.exec(text.slice(scheme.length, at))?.[0]
+  return `${scheme}${user ?? ''}***${text.slice(at)}`
 }
 
 /** The rule of isBaseUrl, for error messages ("must be ..."). */

@@ -7,7 +7,7 @@
 import type { ApiModeConfig } from '../config/proxy-config.ts'
 import { ConfigError } from '../config/config-error.ts'
 import type { ApiClient } from './sinks/api-client.ts'
-import { BASE_URL_RULE, isBaseUrl } from '../net/base-url.ts'
+import { BASE_URL_RULE, isBaseUrl, withoutPassword } from '../net/base-url.ts'
 
 /** What the proxy takes from the gate. */
 export interface GateInfo {
@@ -26,12 +26,12 @@ export async function fetchGate(client: ApiClient, mode: ApiModeConfig, signal?:
     case 'refused':
     case 'rejected':
       if (outcome.status === 401 || outcome.status === 403) {
-        throw new ConfigError('SVC_APP_API_KEY', mode.apiKey, `was refused by the API at ${mode.apiUrl} (HTTP ${outcome.status})`, true)
+        throw new ConfigError('SVC_APP_API_KEY', mode.apiKey, `was refused by the API at ${withoutPassword(mode.apiUrl)} (HTTP ${outcome.status})`, true)
       }
       if (outcome.status === 404) {
-        throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `names no gate at ${mode.apiUrl} (HTTP 404)`)
+        throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `names no gate at ${withoutPassword(mode.apiUrl)} (HTTP 404)`)
       }
-      throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `could not be fetched from ${mode.apiUrl} (HTTP ${outcome.status})`)
+      throw new ConfigError('SVC_APP_GATE_ID', mode.gateId, `could not be fetched from ${withoutPassword(mode.apiUrl)} (HTTP ${outcome.status})`)
     case 'failed':
       throw new ConfigError(
         'SVC_APP_API_URL',

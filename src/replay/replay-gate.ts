@@ -1,5 +1,6 @@
 import { ApiCallError } from '../cli/api-call-error.ts'
 import type { ApiClient } from '../cli/api-client.ts'
+import { withoutPassword } from '../net/base-url.ts'
 
 /** A gate as the API returns it, in what a replay reads of it. */
 export interface GateResource {
@@ -26,7 +27,8 @@ export const COPIED_SETTINGS = ['diff_config', 'redacted_fields', 'endpoints', '
  * source name is shortened to fit the API's 200 characters.
  */
 export function replayGateName(sourceName: string, target: string): string {
-  const suffix = ` -> ${target}`
+  // Gate names are listed to every key holder and shown in the hub: never a password.
+  const suffix = ` -> ${withoutPassword(target)}`
   const room = MAX_NAME - 'replay: '.length - suffix.length
   const name = sourceName.length > room ? `${sourceName.slice(0, Math.max(0, room - 1))}…` : sourceName
   return `replay: ${name}${suffix}`.slice(0, MAX_NAME)

@@ -1,4 +1,5 @@
 import { ApiClient } from '../cli/api-client.ts'
+import { withoutPassword } from '../net/base-url.ts'
 import { errorLine, processIo, type CommandIo } from '../cli/command-io.ts'
 import { fetchVerdict } from '../cli/fetch-verdict.ts'
 import { junitReport } from '../cli/junit-report.ts'
@@ -60,7 +61,7 @@ async function replay(config: ReplayCliConfig, io: CommandIo): Promise<number> {
   const client = new ApiClient(config.api)
   const source = await client.json<GateResource>('GET', `/gates/${config.gateId}`)
   const gate = await ensureReplayGate(client, source, config.target)
-  io.out(`replay: gate ${source.id} (${source.name}) -> ${config.target}, results on gate ${gate.id} (${gate.name})\n`)
+  io.out(`replay: gate ${source.id} (${source.name}) -> ${withoutPassword(config.target)}, results on gate ${gate.id} (${gate.name})\n`)
 
   await awaitFreshMinute(gate, io)
 

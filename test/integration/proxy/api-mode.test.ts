@@ -370,6 +370,13 @@ describe('API mode startup', () => {
     )
   })
 
+  test("the API URL's password never reaches the line, whichever way startup fails", async () => {
+    const withPassword = front.url.replace('http://', 'http://ci:SEKRIT@')
+    const message = (await startupError({ SVC_APP_API_URL: withPassword, SVC_APP_GATE_ID: crypto.randomUUID() })).message
+    expect(message).toContain(front.url.replace('http://', 'http://ci:***@'))
+    expect(message).not.toContain('SEKRIT')
+  })
+
   test('a refused key fails startup without echoing it', async () => {
     const error = await startupError({ SVC_APP_API_KEY: 'wrong-key-0123456789' })
     expect(error.message).toBe(`SVC_APP_API_KEY: the value (20 characters, not shown) was refused by the API at ${front.url} (HTTP 401)`)

@@ -35,6 +35,9 @@ describe('loadHubConfig', () => {
     [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_ALLOWED_HOSTS: 'http://hub.example.com' }, 'SVC_APP_ALLOWED_HOSTS: "http://hub.example.com" must be a list of host names or IP addresses without ports, optionally *.example.com for subdomains ("http://hub.example.com" is not one)'],
     [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_ALLOWED_HOSTS: ' , ' }, 'SVC_APP_ALLOWED_HOSTS: " , " must be a list of host names or IP addresses without ports, optionally *.example.com for subdomains'],
     [{ SVC_APP_API_BASE_URL: 'http://a', SVC_APP_API_KEY: 'short' }, 'SVC_APP_API_KEY: the value (5 characters, not shown) must be at least 16 characters'],
+    [{ VITE_API_BASE_URL: 'http://a', VITE_API_KEY: 'SEKRIT_VITE' }, 'VITE_API_KEY: the value (11 characters, not shown) must be at least 16 characters'],
+    // A URL that does not parse still hides what stands before its `@`.
+    [{ SVC_APP_API_BASE_URL: ' http://u:SEKRIT@h/?x' }, 'SVC_APP_API_BASE_URL: " http://u:***@h/?x" must be an http:// or https:// URL without a query or fragment'],
   ])('%p fails with one line', (env, line) => {
     expect(() => loadHubConfig(env)).toThrow(new ConfigError('X', undefined, '').constructor as never)
     try {

@@ -151,6 +151,10 @@ describe('standalone mode', () => {
     expect(errorOf({ SVC_APP_LIVE_URL: 'http://a:1', SVC_APP_SHADOW_URL: 'http://a:1/' }).message).toBe(
       'SVC_APP_SHADOW_URL: "http://a:1/" must differ from SVC_APP_LIVE_URL',
     )
+    // The line never carries a password.
+    expect(errorOf({ SVC_APP_LIVE_URL: 'http://u:SEKRIT@a:1', SVC_APP_SHADOW_URL: 'http://u:SEKRIT@a:1/' }).message).toBe(
+      'SVC_APP_SHADOW_URL: "http://u:***@a:1/" must differ from SVC_APP_LIVE_URL',
+    )
   })
 })
 

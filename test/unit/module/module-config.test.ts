@@ -182,6 +182,17 @@ describe('parseModuleConfig', () => {
   })
 })
 
+describe('parseModuleConfig errors never quote a password', () => {
+  test.each([
+    ['live "http://u:SEKRIT@127.0.0.1:3000/?q=1"\n  shadow http://127.0.0.1:3001', 'found "http://u:***@127.0.0.1:3000/?q=1"'],
+    ['live http://u:SEKRIT@127.0.0.1:3000\n  shadow http://u:SEKRIT@127.0.0.1:3000', 'found "http://u:***@127.0.0.1:3000"'],
+  ])('%s', (urls, found) => {
+    const error = configError(() => parseModuleConfig(`svc_gate {\n  ${urls}\n}`))
+    expect(error.message).toContain(found)
+    expect(error.message).not.toContain('SEKRIT')
+  })
+})
+
 describe('parseModuleConfig errors name the line, the column and the expectation', () => {
   const cases: { name: string; text: string; line: number; column: number; message: string }[] = [
     {

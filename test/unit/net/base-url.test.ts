@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { isBaseUrl, withoutPassword } from '../../../src/net/base-url.ts'
+import { isBaseUrl, withoutPassword, withoutUserinfo } from '../../../src/net/base-url.ts'
 
 describe('withoutPassword', () => {
   test.each([
@@ -8,8 +8,25 @@ describe('withoutPassword', () => {
     ['https://token-only@host/', 'https://token-only@host/'],
     ['http://live.internal:8080/a@b', 'http://live.internal:8080/a@b'],
     ['http://127.0.0.1:8081', 'http://127.0.0.1:8081'],
+    // A raw password with an `@` in it: masked to the authority's last one.
+    ['http://u:SEK@RIT@127.0.0.1:19141/x@y', 'http://u:***@127.0.0.1:19141/x@y'],
   ])('%p is logged as %p', (url, logged) => {
     expect(withoutPassword(url)).toBe(logged)
+  })
+})
+
+describe('withoutUserinfo', () => {
+  test.each([
+    [' mysql://u:SEKRIT@h/db', ' mysql://u:***@h/db'],
+    ['postgres//u:SEKRIT@h/db', '***@h/db'],
+    ['u:SEKRIT@h:5432/db', '***@h:5432/db'],
+    ['http://u:SEK@RIT@h', 'http://u:***@h'],
+    ['mysql://app:SEKR/IT@db/x', 'mysql://app:***@db/x'],
+    ['https://SEKRIT-token@h/', 'https://***@h/'],
+    ['http://h:1/', 'http://h:1/'],
+  ])('%p is shown as %p', (text, shown) => {
+    expect(withoutUserinfo(text)).toBe(shown)
+    expect(withoutUserinfo(text)).not.toContain('SEKRIT')
   })
 })
 
