@@ -173,9 +173,8 @@ function toEndpoint(row: EndpointRow): EndpointStats {
   }
 }
 
-interface SignatureRow {
-  total: Count
-  all_n: Count
+/** A row of insight_signatures: what a signature is, as its catalog keeps it. */
+export interface CatalogSignatureRow {
   id: string
   kind: SignatureKind
   method: string
@@ -185,6 +184,11 @@ interface SignatureRow {
   truncated: boolean
   live_error: ErrorClass | null
   shadow_error: ErrorClass | null
+}
+
+interface SignatureRow extends CatalogSignatureRow {
+  total: Count
+  all_n: Count
   n: Count
   first_seen: Date
   last_seen: Date

@@ -1,17 +1,6 @@
 import type postgres from 'postgres'
-import { signatureSummary, type ErrorClass, type SignatureOp } from '../insights/index.ts'
-
-interface SummaryRow {
-  id: string
-  kind: 'diff' | 'error'
-  method: string
-  template: string
-  overflow: boolean
-  ops: SignatureOp[]
-  truncated: boolean
-  live_error: ErrorClass | null
-  shadow_error: ErrorClass | null
-}
+import { signatureSummary } from '../insights/index.ts'
+import type { CatalogSignatureRow } from './insights-store.ts'
 
 /**
  * The one-line summaries (docs/insights.md "Summaries") of a gate's
@@ -20,7 +9,7 @@ interface SummaryRow {
  */
 export async function signatureSummaries(sql: postgres.Sql | postgres.ReservedSql, gateId: string, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map()
-  const rows = await sql<SummaryRow[]>`
+  const rows = await sql<CatalogSignatureRow[]>`
     SELECT id, kind, method, template, overflow, ops, truncated, live_error, shadow_error
     FROM insight_signatures WHERE gate_id = ${gateId} AND id = ANY(${[...ids]}::text[])`
   return new Map(
