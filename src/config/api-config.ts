@@ -21,9 +21,28 @@ import { currentHost, resolveWorkers, workersField } from './workers-field.ts'
 
 const DATABASE_URL_RULE = 'a postgres://, postgresql:// or pglite:// URL'
 
-export const databaseUrlField = type('string').pipe((text, ctx) =>
-  /^(postgres|postgresql|pglite):\/\/./.test(text.trim()) ? text.trim() : ctx.error(DATABASE_URL_RULE),
-)
+export const databaseUrlField = type('string').pipe((text, ctx) => {
+  const url = text.trim()
+  if (!/^(postgres|postgresql|pglite):\/\/./.test(url)) return ctx.error(DATABASE_URL_RULE)
+  // Checked here, where the error is one masked line: postgres.js parsed it
+  // at connect and threw a stack trace that quoted the URL, password and all.
+  return url.startsWith('pglite://') || isPostgresUrl(url) ? url : ctx.error(`${DATABASE_URL_RULE} with a host, a port from 1 to 65535 and well-formed escapes`)
+})
+
+/** Whether postgres.js can read `url`: a host, a port in range, user and password whose %-escapes decode. */
+function isPostgresUrl(url: string): boolean {
+  if (!URL.canParse(url)) return false
+  const parsed = new URL(url)
+  if (parsed.port !== '' && !(Number(parsed.port) >= 1 && Number(parsed.port) <= 65535)) return false
+  try {
+    decodeURIComponent(parsed.username)
+    decodeURIComponent(parsed.password)
+    decodeURIComponent(parsed.pathname)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /** docs/reference/configuration.md "API", with its defaults and rules. */
 /** The global retention floor when SVC_APP_RETENTION is unset; echoed by GET /config. */

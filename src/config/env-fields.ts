@@ -103,7 +103,8 @@ export const originListField = type('string').pipe((text, ctx) => {
     if (origin === '*' || origin.includes('*')) return ctx.error('a list of origins without the wildcard "*"')
     if (!isOrigin(origin)) return ctx.error(`a list of origins such as https://hub.example.com ("${origin}" is not one)`)
   }
-  return origins
+  // As a browser sends them: `https://a.com/` from an address bar never matched `Origin: https://a.com`.
+  return origins.map((origin) => new URL(origin).origin)
 })
 
 function isOrigin(text: string): boolean {
@@ -125,8 +126,15 @@ export const cidrListField = type('string').pipe((text, ctx) => {
   return new CidrSet(cidrs)
 })
 
-/** SVC_APP_API_KEY (at least 16 characters), wherever a component reads it. */
-export const apiKeyField = type('string >= 16').describe('at least 16 characters')
+/**
+ * SVC_APP_API_KEY (at least 16 characters, no space at either end),
+ * wherever a component reads it. A key from a file or a secret ending in a
+ * newline started the API, and then no request could match it: HTTP strips
+ * the spaces around a header's value.
+ */
+export const apiKeyField = type('string >= 16')
+  .describe('at least 16 characters')
+  .narrow((key, ctx) => (key === key.trim() ? true : ctx.mustBe('without spaces or line breaks at either end')))
 
 export const httpUrlField = type('string').pipe((text, ctx) =>
   isBaseUrl(text.trim()) ? new URL(text.trim()).toString().replace(/\/$/, '') : ctx.error(BASE_URL_RULE),

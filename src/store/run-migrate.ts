@@ -2,6 +2,8 @@ import type { Environment } from '../config/environment.ts'
 import { loadMigrateConfig } from '../config/migrate-config.ts'
 import { createLogger } from '../log/index.ts'
 import { runMigrations } from './migrator.ts'
+import { DataDirLockedError } from './errors.ts'
+import { ConfigError } from '../config/config-error.ts'
 import { warnUnknownVariables } from '../config/known-variables.ts'
 
 /**
@@ -18,6 +20,8 @@ export async function runMigrate(env: Environment): Promise<void> {
     logger.info('migrations done', { applied: applied.length })
     process.exit(0)
   } catch (error) {
+    // Refusals the operator fixes outside the code are main.ts's one line.
+    if (error instanceof DataDirLockedError || error instanceof ConfigError) throw error
     logger.error('migration failed', { error })
     process.exit(1)
   }

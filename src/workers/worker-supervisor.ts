@@ -195,9 +195,13 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       const running: Array<Promise<number>> = []
       for (const worker of workers) {
         clearTimeout(worker.restartTimer)
-        if (worker.process === undefined) continue
-        running.push(worker.process.exited)
-        worker.process.kill('SIGTERM')
+        const child = worker.process
+        if (child === undefined) continue
+        // Killed by this very SIGTERM: a worker still loading, before it
+        // could take the signal as a drain, had nothing to drain. A stop
+        // during a rollout's startup is not a failure.
+        running.push(child.exited.then((code) => (child.signalCode === 'SIGTERM' ? 0 : code)))
+        child.kill('SIGTERM')
       }
       const bound = setTimeout(() => {
         logger.warn('workers still draining at the shutdown bound: killing them', { bound_ms: options.drainBoundMs })

@@ -39,6 +39,13 @@ describe('startSupervisor', () => {
     }
   }, TEST_TIMEOUT_MS)
 
+  test('a stop while a worker is still loading (killed by the SIGTERM itself) is a clean stop', async () => {
+    const supervisor = supervise(['steady', 'loading'], [])
+    supervisor.started.catch(() => {})
+    await Bun.sleep(300)
+    expect(await supervisor.stop()).toBe(true)
+  }, TEST_TIMEOUT_MS)
+
   test('a worker that exits before it serves fails the startup, logged', async () => {
     const lines: string[] = []
     const supervisor = supervise(['steady', 'fail'], lines)

@@ -66,6 +66,8 @@ describe('loadApiConfig', () => {
       SVC_APP_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1',
     })
     expect(config.corsOrigins).toEqual(['http://localhost:8070', 'https://hub.example.com'])
+    // As a browser sends an Origin: a slash copied from the address bar is not part of it.
+    expect(loadApiConfig({ ...BASE, SVC_APP_CORS_ORIGINS: 'https://a.example/, https://b.example' }).corsOrigins).toEqual(['https://a.example', 'https://b.example'])
     expect(config.trustedProxies.has('10.1.2.3')).toBe(true)
   })
 
@@ -80,6 +82,12 @@ describe('loadApiConfig', () => {
     [{ SVC_APP_DATABASE_URL: '' }, 'SVC_APP_DATABASE_URL: is required'],
     [{ SVC_APP_DATABASE_URL: 'mysql://x' }, 'SVC_APP_DATABASE_URL: "mysql://x" must be a postgres://, postgresql:// or pglite:// URL'],
     [{ SVC_APP_API_KEY: 'short' }, 'SVC_APP_API_KEY: the value (5 characters, not shown) must be at least 16 characters'],
+    // From a file or a secret with its newline: every request would have been a 401.
+    [{ SVC_APP_API_KEY: 'abcdefghijklmnop\n' }, 'SVC_APP_API_KEY: the value (17 characters, not shown) must be without spaces or line breaks at either end'],
+    // postgres.js threw these at connect, with a stack that quoted the URL.
+    [{ SVC_APP_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:notaport/db' }, 'SVC_APP_DATABASE_URL: "postgres://u:***@127.0.0.1:notaport/db" must be a postgres://, postgresql:// or pglite:// URL with a host, a port from 1 to 65535 and well-formed escapes'],
+    [{ SVC_APP_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:99999/db' }, 'SVC_APP_DATABASE_URL: "postgres://u:***@127.0.0.1:99999/db" must be a postgres://, postgresql:// or pglite:// URL with a host, a port from 1 to 65535 and well-formed escapes'],
+    [{ SVC_APP_DATABASE_URL: 'postgres://postgres:se%cret@127.0.0.1/db' }, 'SVC_APP_DATABASE_URL: "postgres://postgres:***@127.0.0.1/db" must be a postgres://, postgresql:// or pglite:// URL with a host, a port from 1 to 65535 and well-formed escapes'],
     [{ SVC_APP_RETENTION: '0h' }, 'SVC_APP_RETENTION: "0h" must be a positive duration'],
     [{ SVC_APP_CLEANUP_INTERVAL: '700h' }, 'SVC_APP_CLEANUP_INTERVAL: "700h" must be a duration of at most 596h (the longest a timer can wait)'],
     [{ SVC_APP_RETENTION: '-5h' }, 'SVC_APP_RETENTION: "-5h" must be a positive duration'],
