@@ -1,4 +1,5 @@
 import type { ApiClientConfig } from '../config/api-client-config.ts'
+import { withoutPassword } from '../net/base-url.ts'
 import { ApiCallError } from './api-call-error.ts'
 
 export interface ApiClientOptions extends ApiClientConfig {
@@ -87,7 +88,7 @@ export class ApiClient {
           continue
         }
         const reason = controller.signal.aborted ? `no answer within ${this.timeoutMs} ms` : errorText(error)
-        throw new ApiCallError(`cannot reach the API at ${this.options.apiUrl} (${method} ${path}): ${reason}`, 0)
+        throw new ApiCallError(`cannot reach the API at ${withoutPassword(this.options.apiUrl)} (${method} ${path}): ${reason}`, 0)
       }
       clearTimeout(timer)
       if (RETRIED_STATUSES.has(response.status) && attempt < this.retries) {

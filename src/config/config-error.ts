@@ -14,9 +14,14 @@ export class ConfigError extends Error {
     readonly rule: string,
     readonly secret = false,
   ) {
-    // A URL variable's credentials never reach the line, whoever raised it.
-    super(formatLine(variable, value === undefined || !variable.endsWith('_URL') ? value : withoutUserinfo(value), rule, secret))
+    // A URL's credentials never reach the line, whoever raised it.
+    super(formatLine(variable, value === undefined || !isUrlSetting(variable) ? value : withoutUserinfo(value), rule, secret))
   }
+}
+
+/** Settings whose values are URLs: `*_URL` variables and the commands' `--api-url` and `--target`. */
+export function isUrlSetting(name: string): boolean {
+  return name.endsWith('_URL') || name === '--api-url' || name === '--target'
 }
 
 function formatLine(variable: string, value: string | undefined, rule: string, secret: boolean) {

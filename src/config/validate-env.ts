@@ -1,7 +1,6 @@
 import { type, type Type } from 'arktype'
 import { ConfigError } from './config-error.ts'
 import type { Environment } from './environment.ts'
-import { withoutUserinfo } from '../net/base-url.ts'
 
 /** Variables whose values are never echoed in an error line. */
 const SECRET_VARIABLES = new Set(['SVC_APP_API_KEY', 'VITE_API_KEY', '--api-key'])
@@ -25,22 +24,13 @@ export function validateEnvironment<S extends Type<any>>(schema: S, env: Environ
   const variable = String(first.path[0] ?? 'configuration')
   const value = input[variable]
   const rule = value === undefined ? 'is required' : `must be ${first.expected}`
-  throw new ConfigError(variable, value === undefined ? undefined : maskValue(variable, value), rule, SECRET_VARIABLES.has(variable))
+  // ConfigError masks a URL's credentials.
+  throw new ConfigError(variable, value, rule, SECRET_VARIABLES.has(variable))
 }
 
 function rank(order: readonly string[], key: PropertyKey | undefined): number {
   const index = order.indexOf(String(key))
   return index === -1 ? order.length : index
-}
-
-/**
- * Hides the credentials of a URL variable's value, which may appear in an
- * error line. Such a line is about a malformed value, so this masks more
- * than withoutPassword does: all before the last `@` but the scheme
- * (withoutUserinfo), whatever the rest looks like.
- */
-export function maskValue(variable: string, value: string): string {
-  return variable.endsWith('_URL') ? withoutUserinfo(value) : value
 }
 
 /** The variables of a component's field table, in table order (`'X?'` is `X`), for error ordering. */

@@ -174,13 +174,6 @@ async function foldPathRollups(conn: postgres.ReservedSql, gateId: string): Prom
 }
 
 /**
- * One batch: the gate's oldest requests before `cutoff`, taken out of the
- * rollups, the path rollups and the counter (shard 0, which ingest never
- * writes) in the same statement. The gate row is key-share locked first: a concurrent
- * deleteGate then waits for this batch, or has already removed everything.
- * Payloads go by ON DELETE CASCADE.
- */
-/**
  * The created_at before which a gate's captures go: max(its retention, the
  * floor) before `now`; undefined when that is before the year 1000 (or an
  * Invalid Date), for nothing stored is that old.
@@ -190,14 +183,23 @@ function cutoffOf(retention: string, now: number, floorMs: number): Date | undef
   return cutoff.getTime() >= EARLIEST_CREATED_AT ? cutoff : undefined
 }
 
+/**
+ * One batch: the gate's oldest requests before its cutoff, taken out of
+ * the rollups, the path rollups and the counter (shard 0, which ingest
+ * never writes) in the same statement. The gate row is key-share locked
+ * first: a concurrent deleteGate then waits for this batch, or has already
+ * removed everything. The retention is read with it, batch by batch: read
+ * once per run, a raised retention went on deleting, until the gate was
+ * through, what it now keeps; now at most the one batch already under way
+ * when it was raised goes by the old one. A share lock would have made
+ * even that wait, but held every gate update and the admission of every
+ * new template or signature (insight-catalog.ts) for each batch. Payloads
+ * go by ON DELETE CASCADE.
+ */
 async function deleteBatch(conn: postgres.ReservedSql, gateId: string, now: number, options: CleanupOptions): Promise<number> {
   const batchSize = options.batchSize
   return inTransaction(conn, async () => {
-    // The retention as it stands for this batch, the gate row share-locked:
-    // an updateGate that raises it waits for the batch and the next one
-    // reads the new value. Read once per run, a raised retention went on
-    // deleting, until the gate was through, what it now keeps.
-    const [gate] = await conn<{ retention: string }[]>`SELECT retention FROM gates WHERE id = ${gateId} FOR SHARE`
+    const [gate] = await conn<{ retention: string }[]>`SELECT retention FROM gates WHERE id = ${gateId} FOR KEY SHARE`
     if (gate === undefined) return 0
     const cutoff = cutoffOf(gate.retention, now, options.floorMs)
     if (cutoff === undefined) return 0

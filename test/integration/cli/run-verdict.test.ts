@@ -134,8 +134,10 @@ describe('bun run verdict against a real API', () => {
     const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}`
     await closed.stop(true)
-    const run = await verdict(['--gate', gateId], { ...env, SVC_APP_API_URL: url })
+    // With a password in the URL, as a CI's secret may hold: never printed.
+    const run = await verdict(['--gate', gateId], { ...env, SVC_APP_API_URL: url.replace('http://', 'http://ci:s3cret@') })
     expect(run.code).toBe(2)
-    expect(run.stderr).toStartWith(`verdict: cannot reach the API at ${url}`)
+    expect(run.stderr).toStartWith(`verdict: cannot reach the API at ${url.replace('http://', 'http://ci:***@')}`)
+    expect(run.stderr).not.toContain('s3cret')
   }, 30_000)
 })

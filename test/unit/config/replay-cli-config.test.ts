@@ -74,6 +74,9 @@ describe('loadReplayCliConfig', () => {
     [[...BASE, '--method', 'G ET'], '--method: "G ET" must be a comma-separated list of methods such as GET,HEAD,POST'],
     [[...BASE, '--allow-redacted=yes'], '--allow-redacted: is a switch and takes no value'],
     [[...BASE, '--target', 'http://a/?q=1'], '--target: "http://a/?q=1" must be an http:// or https:// URL without a query or fragment'],
+    // A URL flag's password is masked, as a *_URL variable's is.
+    [[...BASE, '--target', 'http://ci:s3cret@a/?q=1'], '--target: "http://ci:***@a/?q=1" must be an http:// or https:// URL without a query or fragment'],
+    [[...BASE, '--api-url', 'https://ci:s3cret@api.example/?x=1'], '--api-url: "https://ci:***@api.example/?x=1" must be an http:// or https:// URL without a query or fragment'],
   ] as const)('%#: %p', (argv, line) => {
     if (line === undefined) expect(loadReplayCliConfig(ENV, [...argv], NOW)).toMatchObject({ methods: new Set(['GET']) })
     else expect(refusal([...argv])).toBe(line)
