@@ -26,18 +26,28 @@ export const databaseUrlField = type('string').pipe((text, ctx) => {
   if (!/^(postgres|postgresql|pglite):\/\/./.test(url)) return ctx.error(DATABASE_URL_RULE)
   // Checked here, where the error is one masked line: postgres.js parsed it
   // at connect and threw a stack trace that quoted the URL, password and all.
-  return url.startsWith('pglite://') || isPostgresUrl(url) ? url : ctx.error(`${DATABASE_URL_RULE} with a host, a port from 1 to 65535 and well-formed escapes`)
+  return url.startsWith('pglite://') || isPostgresUrl(url) ? url : ctx.error(`${DATABASE_URL_RULE} with ports from 1 to 65535 and well-formed escapes in its user and password`)
 })
 
-/** Whether postgres.js can read `url`: a host, a port in range, user and password whose %-escapes decode. */
+/**
+ * Whether postgres.js can read `url`: each port of its host list
+ * (`h1:5432,h2:5432`) in range, user and password whose %-escapes decode.
+ * It reads the first host as a URL's and the others by hand, so they are
+ * checked the same way here.
+ */
 function isPostgresUrl(url: string): boolean {
-  if (!URL.canParse(url)) return false
-  const parsed = new URL(url)
-  if (parsed.port !== '' && !(Number(parsed.port) >= 1 && Number(parsed.port) <= 65535)) return false
+  const authority = /^[a-z]+:\/\/([^/?#]*)/i.exec(url)?.[1] ?? ''
+  const at = authority.lastIndexOf('@')
+  const hosts = authority.slice(at + 1).split(',')
+  const first = url.replace(authority, authority.slice(0, at + 1) + hosts[0])
+  if (!URL.canParse(first)) return false
+  const parsed = new URL(first)
+  const ports = hosts.map((host) => /:(\d*)$/.exec(host)?.[1] ?? '')
+  if (ports.some((port) => port !== '' && !(Number(port) >= 1 && Number(port) <= 65535))) return false
+  if (hosts.some((host) => /:[^\]:]*\D[^\]:]*$/.test(host) && !host.endsWith(']'))) return false
   try {
     decodeURIComponent(parsed.username)
     decodeURIComponent(parsed.password)
-    decodeURIComponent(parsed.pathname)
     return true
   } catch {
     return false

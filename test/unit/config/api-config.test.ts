@@ -59,6 +59,13 @@ describe('loadApiConfig', () => {
     expect(loadApiConfig({ ...BASE, SVC_APP_PORT: '' }).port).toBe(8090)
   })
 
+  test('a PostgreSQL URL as postgres.js reads it: a host list, a path it never decodes', () => {
+    for (const url of ['postgres://u:p@h1:5432,h2:5433/db', 'postgres://u:p@h/db%zz', 'postgres://u:p@[::1]:5432/db']) {
+      expect(loadApiConfig({ ...BASE, SVC_APP_DATABASE_URL: url }).databaseUrl).toBe(url)
+    }
+    expect(errorOf({ SVC_APP_DATABASE_URL: 'postgres://u:p@h1:5432,h2:x/db' }).message).toContain('ports from 1 to 65535')
+  })
+
   test('parses lists of origins and trusted proxies', () => {
     const config = loadApiConfig({
       ...BASE,
@@ -85,9 +92,9 @@ describe('loadApiConfig', () => {
     // From a file or a secret with its newline: every request would have been a 401.
     [{ SVC_APP_API_KEY: 'abcdefghijklmnop\n' }, 'SVC_APP_API_KEY: the value (17 characters, not shown) must be without spaces or line breaks at either end'],
     // postgres.js threw these at connect, with a stack that quoted the URL.
-    [{ SVC_APP_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:notaport/db' }, 'SVC_APP_DATABASE_URL: "postgres://u:***@127.0.0.1:notaport/db" must be a postgres://, postgresql:// or pglite:// URL with a host, a port from 1 to 65535 and well-formed escapes'],
-    [{ SVC_APP_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:99999/db' }, 'SVC_APP_DATABASE_URL: "postgres://u:***@127.0.0.1:99999/db" must be a postgres://, postgresql:// or pglite:// URL with a host, a port from 1 to 65535 and well-formed escapes'],
-    [{ SVC_APP_DATABASE_URL: 'postgres://postgres:se%cret@127.0.0.1/db' }, 'SVC_APP_DATABASE_URL: "postgres://postgres:***@127.0.0.1/db" must be a postgres://, postgresql:// or pglite:// URL with a host, a port from 1 to 65535 and well-formed escapes'],
+    [{ SVC_APP_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:notaport/db' }, 'SVC_APP_DATABASE_URL: "postgres://u:***@127.0.0.1:notaport/db" must be a postgres://, postgresql:// or pglite:// URL with ports from 1 to 65535 and well-formed escapes in its user and password'],
+    [{ SVC_APP_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:99999/db' }, 'SVC_APP_DATABASE_URL: "postgres://u:***@127.0.0.1:99999/db" must be a postgres://, postgresql:// or pglite:// URL with ports from 1 to 65535 and well-formed escapes in its user and password'],
+    [{ SVC_APP_DATABASE_URL: 'postgres://postgres:se%cret@127.0.0.1/db' }, 'SVC_APP_DATABASE_URL: "postgres://postgres:***@127.0.0.1/db" must be a postgres://, postgresql:// or pglite:// URL with ports from 1 to 65535 and well-formed escapes in its user and password'],
     [{ SVC_APP_RETENTION: '0h' }, 'SVC_APP_RETENTION: "0h" must be a positive duration'],
     [{ SVC_APP_CLEANUP_INTERVAL: '700h' }, 'SVC_APP_CLEANUP_INTERVAL: "700h" must be a duration of at most 596h (the longest a timer can wait)'],
     [{ SVC_APP_RETENTION: '-5h' }, 'SVC_APP_RETENTION: "-5h" must be a positive duration'],
