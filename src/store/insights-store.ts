@@ -64,7 +64,7 @@ export function createInsightsStore(sql: Sql): InsightsStore {
         WITH w AS (${windowBounds(sql, gateId, query)}),
         c AS (${signatureCounts(sql, gateId)}),
         x AS (
-          SELECT s.id, s.kind, s.method, s.template, s.overflow, s.ops, s.truncated, s.live_error, s.shadow_error,
+          SELECT ${catalogSignatureColumns(sql, 's')},
             c.n, c.first_seen, c.last_seen, c.example_id
           FROM c JOIN insight_signatures s ON s.gate_id = ${gateId} AND s.id = c.signature_id
           WHERE true ${endpointFilter(sql, 's', query)}
@@ -171,6 +171,13 @@ function toEndpoint(row: EndpointRow): EndpointStats {
     live_latency_ms: side(LIVE_HISTOGRAM),
     shadow_latency_ms: side(SHADOW_HISTOGRAM),
   }
+}
+
+const CATALOG_SIGNATURE_COLUMNS = ['id', 'kind', 'method', 'template', 'overflow', 'ops', 'truncated', 'live_error', 'shadow_error'] as const
+
+/** The columns of a CatalogSignatureRow, of insight_signatures under `alias`. */
+export function catalogSignatureColumns(sql: postgres.Sql | postgres.ReservedSql, alias: string): Fragment {
+  return sql.unsafe(CATALOG_SIGNATURE_COLUMNS.map((column) => `${alias}.${column}`).join(', '))
 }
 
 /** A row of insight_signatures: what a signature is, as its catalog keeps it. */

@@ -1,6 +1,6 @@
 import type postgres from 'postgres'
 import { signatureSummary } from '../insights/index.ts'
-import type { CatalogSignatureRow } from './insights-store.ts'
+import { catalogSignatureColumns, type CatalogSignatureRow } from './insights-store.ts'
 
 /**
  * The one-line summaries (docs/insights.md "Summaries") of a gate's
@@ -10,8 +10,8 @@ import type { CatalogSignatureRow } from './insights-store.ts'
 export async function signatureSummaries(sql: postgres.Sql | postgres.ReservedSql, gateId: string, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map()
   const rows = await sql<CatalogSignatureRow[]>`
-    SELECT id, kind, method, template, overflow, ops, truncated, live_error, shadow_error
-    FROM insight_signatures WHERE gate_id = ${gateId} AND id = ANY(${[...ids]}::text[])`
+    SELECT ${catalogSignatureColumns(sql, 's')}
+    FROM insight_signatures s WHERE s.gate_id = ${gateId} AND s.id = ANY(${[...ids]}::text[])`
   return new Map(
     rows.map((row) => [
       row.id,

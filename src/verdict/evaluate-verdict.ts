@@ -117,6 +117,15 @@ export function evaluateVerdict(
   return { verdict, checks, requests: facts.requests, liveFailures: facts.liveFailures, noiseIgnored }
 }
 
+/**
+ * Whether a shadow latency fails the latency check against live's (the
+ * hub's "slower", on an endpoint's p95s or a request's two latencies).
+ */
+export function failsLatencyCheck(live: number | null, shadow: number | null, limit: number): boolean {
+  const ratio = latencyRatio({ method: '', template: '', livePercentile95: live, shadowPercentile95: shadow })
+  return ratio !== undefined && ratio > limit
+}
+
 /** shadow p95 / live p95, each at least LATENCY_FLOOR_MS; undefined when a side has no latency. */
 export function latencyRatio(endpoint: EndpointLatency): number | undefined {
   const { livePercentile95: live, shadowPercentile95: shadow } = endpoint

@@ -15,6 +15,7 @@ export {
   evaluateVerdict,
   GATE_SCOPE,
   LATENCY_FLOOR_MS,
+  failsLatencyCheck,
   latencyRatio,
   VERDICTS,
   type CheckName,

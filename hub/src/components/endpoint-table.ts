@@ -5,7 +5,7 @@ import { DEFAULT_REQUEST_QUERY, requestQueryToString } from '../lib/query-string
 import type { SortOrder } from '../lib/query-string.ts'
 import { gateRequestsPath } from '../lib/router.ts'
 import type { EndpointStats, LatencyPercentiles } from '../lib/types.ts'
-import { latencyRatio } from '../../../src/verdict/evaluate-verdict.ts'
+import { failsLatencyCheck } from '../../../src/verdict/evaluate-verdict.ts'
 import { DEFAULT_THRESHOLDS } from '../../../src/verdict/verdict-thresholds.ts'
 import { sharedStyles } from '../styles/shared.ts'
 import './diff-rate.ts'
@@ -121,8 +121,7 @@ export class EndpointTable extends LitElement {
 
 /** Shadow is slower when getVerdict's latency check fails on the endpoint (docs/ci.md "Checks"). */
 function slower(shadow: LatencyPercentiles, live: LatencyPercentiles, limit: number): boolean {
-  const ratio = latencyRatio({ method: '', template: '', livePercentile95: live.p95, shadowPercentile95: shadow.p95 })
-  return ratio !== undefined && ratio > limit
+  return failsLatencyCheck(live.p95, shadow.p95, limit)
 }
 
 function percentiles(p: LatencyPercentiles, isSlower: boolean) {

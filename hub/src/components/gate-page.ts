@@ -169,7 +169,7 @@ export class GatePage extends LitElement {
           gateId=${this.gateId}
           window=${parseWindow(this.search)}
           .lastActive=${gate.stats.last_active}
-          .latencyLimit=${gate.verdict?.max_latency_ratio ?? DEFAULT_THRESHOLDS.max_latency_ratio}
+          .latencyLimit=${latencyLimitOf(gate)}
           @window-change=${this._onWindow}
           @ignore-fields=${this._onIgnore}
         ></gate-differences>`
@@ -178,7 +178,7 @@ export class GatePage extends LitElement {
           .hub=${this.hub}
           gateId=${this.gateId}
           search=${this.search}
-          .latencyLimit=${gate.verdict?.max_latency_ratio ?? DEFAULT_THRESHOLDS.max_latency_ratio}
+          .latencyLimit=${latencyLimitOf(gate)}
         ></gate-requests>`
       case 'settings':
         return html`<gate-settings
@@ -225,4 +225,9 @@ declare global {
   interface HTMLElementTagNameMap {
     'gate-page': GatePage
   }
+}
+
+/** The gate's max_latency_ratio for getVerdict, which marks a shadow "slower" in its tables. */
+function latencyLimitOf(gate: Gate): number {
+  return gate.verdict?.max_latency_ratio ?? DEFAULT_THRESHOLDS.max_latency_ratio
 }

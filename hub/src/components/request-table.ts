@@ -7,7 +7,7 @@ import type { RequestSummary, ResponseSummary } from '../lib/types.ts'
 import { sharedStyles } from '../styles/shared.ts'
 import { ariaSort } from './sort-header.ts'
 import './sort-header.ts'
-import { latencyRatio } from '../../../src/verdict/evaluate-verdict.ts'
+import { failsLatencyCheck } from '../../../src/verdict/evaluate-verdict.ts'
 import { DEFAULT_THRESHOLDS } from '../../../src/verdict/verdict-thresholds.ts'
 
 /** Captured requests of a gate, live and shadow side by side. */
@@ -107,7 +107,7 @@ export class RequestTable extends LitElement {
         >
       </td>
       <td class="side">${response(r.live_response, false)}</td>
-      <td class="side">${response(r.shadow_response, slower(r, this.latencyLimit))}</td>
+      <td class="side">${response(r.shadow_response, failsLatencyCheck(r.live_response.latency_ms, r.shadow_response.latency_ms, this.latencyLimit))}</td>
       <td>
         ${diffBadge(r)}
       </td>
@@ -125,12 +125,6 @@ function diffBadge(r: RequestSummary) {
     return html`<span class="badge status-err" title="Not compared: a service did not answer">error</span>`
   }
   return html`<span class="badge diff-yes">diff</span>`
-}
-
-/** The verdict's latency rule (docs/ci.md "Checks") on one request's two latencies. */
-function slower(r: RequestSummary, limit: number): boolean {
-  const ratio = latencyRatio({ method: '', template: '', livePercentile95: r.live_response.latency_ms, shadowPercentile95: r.shadow_response.latency_ms })
-  return ratio !== undefined && ratio > limit
 }
 
 function response(res: ResponseSummary, slower: boolean) {

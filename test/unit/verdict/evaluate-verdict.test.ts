@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import {
   DEFAULT_THRESHOLDS,
   evaluateVerdict,
+  failsLatencyCheck,
   type EndpointLatency,
   type Verdict,
   type VerdictFacts,
@@ -66,6 +67,15 @@ describe('evaluateVerdict', () => {
       { name: 'latency_ratio', scope: 'POST /b', value: 1, threshold: 1.5, pass: true },
     ])
     expect(outcome.verdict).toBe('fail')
+  })
+
+  test('failsLatencyCheck: the latency check on two latencies, the hub\'s "slower"', () => {
+    expect(failsLatencyCheck(100, 151, 1.5)).toBe(true)
+    expect(failsLatencyCheck(100, 150, 1.5)).toBe(false)
+    // Under 5 ms both count as 5: jitter, not the candidate.
+    expect(failsLatencyCheck(1, 7, 1.5)).toBe(false)
+    expect(failsLatencyCheck(2, 9, 1.5)).toBe(true)
+    expect(failsLatencyCheck(null, 900, 1.5)).toBe(false)
   })
 
   test('the built-in defaults conclude at 100 captures with 1 % of diffs and errors', () => {
