@@ -184,6 +184,18 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await until(() => focused(page), (f) => f?.where === 'json-view > div' && f.name.includes('"title"'), 'focus on the shadow /title row')
   }, TIMEOUT)
 
+  test('a gate whose only captures came this minute says it counts them once the minute ends', async () => {
+    // The minute must not end between the capture and the page's read: started early in one.
+    const second = new Date().getUTCSeconds()
+    if (second > 40) await Bun.sleep((61 - second) * 1000)
+    const gate = await createGate(session.stack.api, 'just now', 'http://live.now', 'http://shadow.now')
+    await postCaptures(session.stack.api, gate.id, [captureBody({ path: '/now', created_at: new Date().toISOString() }) as never])
+    await open(`/gates/${gate.id}`)
+    const heading = page.locator('gate-differences empty-state h2')
+    await heading.waitFor()
+    expect(await heading.textContent()).toBe('Counting this minute')
+  }, TIMEOUT)
+
   test('ids past 2^53 that differ in their last digit: marked, each side shown with the digits it sent', async () => {
     const gate = await createGate(session.stack.api, 'snowflake ids', 'http://live.ids', 'http://shadow.ids')
     const body = captureBody({ path: '/v1/orders/1' }) as Record<string, { body: string }>

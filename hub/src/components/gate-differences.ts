@@ -150,6 +150,30 @@ export class GateDifferences extends LitElement {
     }
   }
 
+  /** Whether the gate's captures came after the window's end: in the minute still filling (countedWindow). */
+  private _fillingMinuteOnly(): boolean {
+    return this.lastActive !== null && Date.parse(this.lastActive) > Date.parse(this._to)
+  }
+
+  override updated(): void {
+    // Nothing counted yet but captures in the minute under way: read again once it has ended.
+    const endpoints = this._endpointPage.value
+    if (endpoints?.pagination.total === 0 && this._fillingMinuteOnly() && this._minuteTimer === undefined) {
+      this._minuteTimer = setTimeout(() => {
+        this._minuteTimer = undefined
+        this.refresh()
+      }, 61_000 - (Date.now() % 60_000))
+    }
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback()
+    clearTimeout(this._minuteTimer)
+    this._minuteTimer = undefined
+  }
+
+  private _minuteTimer: ReturnType<typeof setTimeout> | undefined
+
   /** Reads the three tables again, for a window that ends now. */
   refresh(): void {
     this._readWindow()
@@ -176,9 +200,14 @@ export class GateDifferences extends LitElement {
             ? html`<empty-state heading="No captures yet">
                 Start a proxy in API mode with <code>SVC_APP_GATE_ID=${this.gateId}</code> and send traffic through it.
               </empty-state>`
-            : html`<empty-state heading="No captures in the ${WINDOW_LABELS[this.window].toLowerCase()}">
-                The last capture came ${formatRelative(this.lastActive)}; pick a longer window.
-              </empty-state>`}
+            : this._fillingMinuteOnly()
+              ? html`<empty-state heading="Counting this minute">
+                  The captures so far came in the minute still under way, which the counts take in once it has
+                  ended; the view reads them again then.
+                </empty-state>`
+              : html`<empty-state heading="No captures in the ${WINDOW_LABELS[this.window].toLowerCase()}">
+                  The last capture came ${formatRelative(this.lastActive)}; pick a longer window.
+                </empty-state>`}
         </section>`
     }
     return html`${toolbar} ${this._suggestions()}
