@@ -54,7 +54,8 @@ export function replayUrl(base: string, path: string, rawQuery?: string): string
 }
 
 function escapeUrl(text: string): string {
-  return text.replace(/[^\x21-\x7e]|["<>\\^`{|}]/gu, (c) => encodeURIComponent(c))
+  // `#` too: curl would take what follows for a fragment and not send it.
+  return text.replace(/[^\x21-\x7e]|["#<>\\^`{|}]/gu, (c) => encodeURIComponent(c))
 }
 
 /**
@@ -63,25 +64,28 @@ function escapeUrl(text: string): string {
  * values (`[REDACTED]`) are kept as they are: the user fills them in.
  */
 export function curlCommand(req: ReplayRequest, baseUrl: string): string {
-  // -g: no URL globbing, so [ ] { } in a captured path are sent as they are.
-  const parts: string[] = ['curl', '-sS', '-i', '-g']
+  // -g: no URL globbing, so [ ] { } in a captured path are sent as they
+  // are; --path-as-is: `..` and `.` segments too, as the client sent them.
+  const parts: string[] = ['curl', '-sS', '-i', '-g', '--path-as-is']
   const method = req.method.toUpperCase()
-  if (method === 'HEAD') parts.push('--head')
-  else if (method !== 'GET') parts.push('-X', shellQuote(method))
-  parts.push(shellQuote(replayUrl(baseUrl, req.path, req.raw_query)))
-
-  const names = Object.keys(req.headers).sort((a, b) => a.localeCompare(b))
-  for (const name of names) {
-    if (SKIPPED.has(name.toLowerCase())) continue
-    for (const value of req.headers[name] ?? []) parts.push('-H', shellQuote(`${name}: ${value}`))
-  }
-
   let bytes: Uint8Array
   try {
     bytes = base64ToBytes(req.body)
   } catch {
     bytes = new Uint8Array()
   }
+  if (method === 'HEAD') parts.push('--head')
+  // With a body curl would send POST: a GET with one says so.
+  else if (method !== 'GET' || bytes.length > 0) parts.push('-X', shellQuote(method))
+  parts.push(shellQuote(replayUrl(baseUrl, req.path, req.raw_query)))
+
+  const names = Object.keys(req.headers).sort((a, b) => a.localeCompare(b))
+  for (const name of names) {
+    if (SKIPPED.has(name.toLowerCase())) continue
+    // `Name:` with nothing after it removes a header in curl; `Name;` sends it empty.
+    for (const value of req.headers[name] ?? []) parts.push('-H', shellQuote(value === '' ? `${name};` : `${name}: ${value}`))
+  }
+
   if (bytes.length === 0) return parts.join(' ')
   const text = bytesToText(bytes)
   if (text !== undefined) {

@@ -48,7 +48,7 @@ describe('curlCommand', () => {
 
   test('method, URL, headers (minus hop-by-hop and Host) and a text body', () => {
     expect(curlCommand(req, 'http://live:8080')).toBe(
-      "curl -sS -i -g -X POST 'http://live:8080/api/cart/checkout?dry_run=1&note=a+b'" +
+      "curl -sS -i -g --path-as-is -X POST 'http://live:8080/api/cart/checkout?dry_run=1&note=a+b'" +
         " -H 'Accept: application/json' -H 'Accept: text/plain'" +
         " -H 'Authorization: [REDACTED]' -H 'Content-Type: application/json'" +
         ` --data-raw '{"note":"it'\\''s"}'`,
@@ -56,16 +56,16 @@ describe('curlCommand', () => {
   })
 
   test('GET without a body has no -X and no data', () => {
-    expect(curlCommand({ method: 'GET', path: '/x', headers: {}, body: '' }, 'http://h')).toBe('curl -sS -i -g http://h/x')
+    expect(curlCommand({ method: 'GET', path: '/x', headers: {}, body: '' }, 'http://h')).toBe('curl -sS -i -g --path-as-is http://h/x')
   })
 
   test('HEAD uses --head', () => {
-    expect(curlCommand({ method: 'HEAD', path: '/x', headers: {}, body: '' }, 'http://h')).toBe('curl -sS -i -g --head http://h/x')
+    expect(curlCommand({ method: 'HEAD', path: '/x', headers: {}, body: '' }, 'http://h')).toBe('curl -sS -i -g --path-as-is --head http://h/x')
   })
 
   test('a binary body is piped in from base64', () => {
     const cmd = curlCommand({ method: 'PUT', path: '/blob', headers: {}, body: b64(new Uint8Array([0, 1, 2, 255])) }, 'http://h')
-    expect(cmd).toBe("printf %s AAEC/w== | base64 -d | curl -sS -i -g -X PUT http://h/blob --data-binary @-")
+    expect(cmd).toBe("printf %s AAEC/w== | base64 -d | curl -sS -i -g --path-as-is -X PUT http://h/blob --data-binary @-")
   })
 })
 
@@ -105,6 +105,37 @@ describe.skipIf(!Bun.which('curl') || !Bun.which('sh'))('replaying with curl', (
     expect(got.url).toBe('/base/search/[1]?a=1&b=x%20y')
     expect(got.headers['x-trace']).toBe("a'b")
     expect(new TextDecoder().decode(got.body)).toBe(body)
+  })
+
+  test('a GET with a body stays a GET; # in the query, dot segments and an empty header arrive as captured', async () => {
+    const got = await run({ method: 'GET', path: '/a/./b/../c', raw_query: 'q=a#b&x=1', headers: { 'X-Empty': [''] }, body: b64('{"q":1}') })
+    // Bun.serve reads no body of a GET; the command's -X GET keeps curl from making it a POST.
+    expect(got.method).toBe('GET')
+    // The server normalises the path it reports; what curl sent is read off the wire below.
+    expect(got.url).toBe('/base/a/c?q=a%23b&x=1')
+    expect(got.headers['x-empty']).toBe('')
+  })
+
+  test('the request line on the wire: method, dot segments and query as captured', async () => {
+    const lines: string[] = []
+    const wire = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        data(socket, chunk) {
+          lines.push(chunk.toString('latin1').split('\r\n')[0]!)
+          socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+        },
+      },
+    })
+    try {
+      const command = curlCommand({ method: 'GET', path: '/a/./b/../c', raw_query: 'q=a#b', headers: {}, body: b64('{"q":1}') }, `http://127.0.0.1:${wire.port}`)
+      const proc = Bun.spawn(['sh', '-c', command], { stdout: 'pipe', stderr: 'pipe' })
+      expect(await proc.exited).toBe(0)
+      expect(lines[0]).toBe('GET /a/./b/../c?q=a%23b HTTP/1.1')
+    } finally {
+      wire.stop(true)
+    }
   })
 
   test('binary body arrives byte for byte', async () => {
