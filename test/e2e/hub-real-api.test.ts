@@ -339,6 +339,11 @@ describe('hub on the real API (Chromium, PostgreSQL)', () => {
     await page.goto(`${session.stack.hub.url}/gates/not-a-uuid`)
     await page.locator('error-state p', { hasText: 'gate_id must be a UUID' }).waitFor()
     expect(await page.locator('error-state h2').textContent()).toBe('Gate not found')
+    // A 400 about a filter is the request's, not a missing gate.
+    await page.goto(`${session.stack.hub.url}/gates/${gateId}/requests?from=2026-11-27T10:00:00.000Z&to=2026-11-27T09:00:00.000Z`)
+    await page.locator('error-state p', { hasText: 'from must not be after to' }).waitFor()
+    expect(await page.locator('error-state h2').textContent()).toBe('Invalid parameter')
+    expect(await page.locator('error-state a[href="/"]').count()).toBe(0)
     // A request id the API does not know, under a real gate.
     await page.goto(`${session.stack.hub.url}/gates/${gateId}/requests/00000000-0000-4000-8000-000000000000`)
     await page.locator('error-state h2', { hasText: 'Request not found' }).waitFor()

@@ -62,7 +62,7 @@ export class ErrorState extends LitElement {
 
   override render() {
     const e = this._explain()
-    const notFound = this.error instanceof ApiError && [400, 404].includes(this.error.status)
+    const notFound = this.error instanceof ApiError && isNotFound(this.error)
     return html`<div class="box ${notFound ? 'not-found' : ''}" role="alert">
       <h2>${e.heading}</h2>
       ${e.body}
@@ -116,6 +116,23 @@ export class ErrorState extends LitElement {
           changeKey: true,
         }
       case 400:
+        // A malformed id in the path is a thing that does not exist; any other 400 (a filter, from after to) is the request's.
+        if (!isNotFound(error)) {
+          return {
+            heading: f.problem?.title ?? 'The API refused the request',
+            body: html`<p>${f.problem?.detail ?? 'The request was refused.'}</p>
+              <p class="muted">HTTP 400 from <code>${error.url}</code></p>`,
+            retry: false,
+            changeKey: false,
+          }
+        }
+        return {
+          heading: `${this.thing} not found`,
+          body: html`<p>${f.problem?.detail ?? `There is no such ${this.thing.toLowerCase()}.`}</p>
+            <p class="muted">It may have been deleted, or removed by the retention cleanup.</p>`,
+          retry: false,
+          changeKey: false,
+        }
       case 404:
         return {
           heading: `${this.thing} not found`,
@@ -172,4 +189,11 @@ declare global {
   interface HTMLElementTagNameMap {
     'error-state': ErrorState
   }
+}
+
+/** A 404, or a 400 about an id in the path (a malformed one names no resource either). */
+function isNotFound(error: ApiError): boolean {
+  if (error.status === 404) return true
+  const failure = error.failure
+  return error.status === 400 && failure.kind === 'http' && /\b(gate_id|request_id|job_id)\b/.test(failure.problem?.detail ?? '')
 }
