@@ -1,3 +1,4 @@
+import { fieldPathProblem } from '../../../src/diff/field-path.ts'
 /** Form checks shared by the gate forms; the API remains the authority. */
 
 /** An http(s) URL with a host, as the proxy needs for live_url and shadow_url. */
@@ -64,6 +65,8 @@ function entriesOf(text: string, separator: string | RegExp): string[] {
  * (docs/diff.md).
  */
 export function fieldPathError(path: string): string | undefined {
-  if (path === 'status' || /^(headers|body)(\.|$)/.test(path)) return undefined
-  return `"${path}" must start with status, headers. or body.`
+  if (!(path === 'status' || /^(headers|body)(\.|$)/.test(path))) return `"${path}" must start with status, headers. or body.`
+  // The API's own rule (docs/diff.md "Field paths"), so that a path it refuses is caught here, not in the preview.
+  const problem = fieldPathProblem(path)
+  return problem === undefined ? undefined : `${problem.replace(/^invalid field path /, '')}.`
 }

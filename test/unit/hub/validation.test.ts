@@ -35,6 +35,8 @@ describe('form validation', () => {
     ['headers.X-Trace', undefined],
     ['user.email', '"user.email" must start with status, headers. or body.'],
     ['bodyx.y', '"bodyx.y" must start with status, headers. or body.'],
+    // The API's rule in full: the preview would otherwise be sent and refused.
+    ['body..a', '"body..a": it has an empty segment.'],
   ])('field path %p', (path, error) => {
     expect(fieldPathError(path)).toBe(error)
   })
