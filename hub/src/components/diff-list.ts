@@ -2,7 +2,7 @@ import { LitElement, css, html, nothing } from 'lit'
 import { customElement, property, state } from 'lit/decorators.js'
 import type { LocatedOp } from '../lib/diff-highlight.ts'
 import { DiffSelectEvent } from '../lib/events.ts'
-import { formatCount } from '../lib/format.ts'
+import { formatCount, visibleJson } from '../lib/format.ts'
 import { getAt } from '../lib/json-pointer.ts'
 import type { PatchOpKind } from '../lib/types.ts'
 import { sharedStyles } from '../styles/shared.ts'
@@ -193,7 +193,7 @@ export class DiffList extends LitElement {
 }
 
 function preview(value: unknown): string {
-  const text = value === undefined ? 'undefined' : JSON.stringify(value)
+  const text = value === undefined ? 'undefined' : visibleJson(value)
   return text.length > VALUE_CUT ? `${text.slice(0, VALUE_CUT)}…` : text
 }
 

@@ -5,7 +5,7 @@ import type { Mark } from '../lib/diff-highlight.ts'
 import { ancestorsOf, childPointer, parsePointer } from '../lib/json-pointer.ts'
 import { CHUNK, FORCED_MAX, STRING_CUT, initialOpen, isContainer, shortLimits } from '../lib/json-tree.ts'
 import type { Container } from '../lib/json-tree.ts'
-import { formatCount } from '../lib/format.ts'
+import { formatCount, visibleJson } from '../lib/format.ts'
 import { sharedStyles } from '../styles/shared.ts'
 import { isLargeInteger } from '../../../src/diff/large-integer.ts'
 
@@ -262,7 +262,7 @@ export class JsonView extends LitElement {
         ? nothing
         : typeof key === 'number'
           ? html`<span class="idx">${key}</span><span class="punct">: </span>`
-          : html`<span class="key">${JSON.stringify(key)}</span><span class="punct">: </span>`
+          : html`<span class="key">${visibleJson(key)}</span><span class="punct">: </span>`
     const tag = mark ? html`<span class="tag ${mark}">${MARK_WORDS[mark]}</span>` : nothing
     const comma = last ? nothing : html`<span class="punct">,</span>`
     if (!isContainer(value)) {
@@ -319,7 +319,7 @@ export class JsonView extends LitElement {
     if (typeof value === 'string') {
       const full = this._fullStrings.has(pointer) || value.length <= STRING_CUT
       const shown = full ? value : value.slice(0, STRING_CUT)
-      return html`<span class="str">${JSON.stringify(shown).slice(0, full ? undefined : -1)}${full ? '' : '…"'}</span>${full
+      return html`<span class="str">${visibleJson(shown).slice(0, full ? undefined : -1)}${full ? '' : '…"'}</span>${full
         ? nothing
         : html`<button class="cut" @click=${() => this._showString(pointer)}>
             show all ${formatCount(value.length)} characters

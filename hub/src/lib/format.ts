@@ -81,3 +81,16 @@ export function formatBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`
   return `${(n / 1024 / 1024).toFixed(1)} MB`
 }
+
+/**
+ * Characters that reorder the text around them (bidirectional controls:
+ * LRM, RLM, ALM, the embeddings, overrides and isolates). JSON leaves them
+ * as they are, so a captured value holding U+202E flipped the row it was
+ * shown in ("gnp.exe" read as "exe.png") and the badge after it.
+ */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g
+
+/** JSON text of `value` with bidirectional controls written as \u escapes, which JSON reads back the same. */
+export function visibleJson(value: unknown): string {
+  return (JSON.stringify(value) ?? 'undefined').replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}

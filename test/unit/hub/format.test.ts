@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { formatTime, rateBarPercent } from '../../../hub/src/lib/format.ts'
+import { formatTime, rateBarPercent, visibleJson } from '../../../hub/src/lib/format.ts'
 
 describe('rateBarPercent', () => {
   test.each([
@@ -39,5 +39,15 @@ describe('formatTime', () => {
 
   test('an unparsable time is shown as given', () => {
     expect(formatTime('yesterday')).toBe('yesterday')
+  })
+})
+
+describe('visibleJson', () => {
+  test('bidirectional controls are written as escapes, and read back as the same value', () => {
+    const value = { name: '\u202Egnp.exe', mark: 'a\u200Fb\u2066c\u2069', plain: 'ü €' }
+    const text = visibleJson(value)
+    expect(text).toBe('{"name":"\\u202egnp.exe","mark":"a\\u200fb\\u2066c\\u2069","plain":"ü €"}')
+    expect(JSON.parse(text)).toEqual(value)
+    expect(visibleJson(undefined)).toBe('undefined')
   })
 })
