@@ -104,9 +104,11 @@ export function diffBodies(live: DecodedBody, shadow: DecodedBody): [DiffBody, D
 
 function rawText(body: DecodedBody): string {
   switch (body.kind) {
+    case 'binary':
+      // Not '': the differences table showed a 4 KB image as an empty live body.
+      return `(binary, ${body.bytes.length} bytes)`
     case 'empty':
     case 'invalid':
-    case 'binary':
       return ''
     case 'json':
     case 'text':

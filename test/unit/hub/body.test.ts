@@ -79,6 +79,9 @@ describe('the diff document', () => {
       { json: false, text: '{"a":1}' },
       { json: false, text: 'oops' },
     ])
+    // A binary body is said to be one, never shown as an empty text.
+    const binary = classifyBytes(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]))
+    expect(diffBodies(binary, text)[0]).toEqual({ json: false, text: '(binary, 6 bytes)' })
   })
 
   test('is {status, headers, body}', () => {
