@@ -91,14 +91,25 @@ export function createInsightsStore(sql: Sql): InsightsStore {
  * Per signature, its captures in the window `w`, the first and last
  * created_at counted and the latest capture's id.
  */
+/**
+ * Each signature's count in the window, with the first and last time and
+ * the example of the buckets (minutes, or hours past the fold) that still
+ * count a capture of it: a bucket a re-diff or the cleanup emptied keeps
+ * the times of the captures it no longer counts, and must not lend them.
+ */
 function signatureCounts(sql: Sql, gateId: string): Fragment {
-  const columns = sql`r.signature_id, r.capture_count, r.first_seen, r.last_seen, r.example_id`
+  const columns = sql`r.signature_id, r.grain, r.bucket, r.capture_count, r.first_seen, r.last_seen, r.example_id`
   return sql`
-    SELECT r.signature_id, sum(r.capture_count) AS n, min(r.first_seen) AS first_seen, max(r.last_seen) AS last_seen,
-      (array_agg(r.example_id ORDER BY r.last_seen DESC NULLS LAST, r.example_id DESC NULLS LAST))[1] AS example_id
-    FROM (${rollupsInWindow(sql, 'signature_rollups', gateId, columns)}) AS r
-    GROUP BY r.signature_id
-    HAVING sum(r.capture_count) > 0`
+    SELECT b.signature_id, sum(b.n) AS n, min(b.first_seen) AS first_seen, max(b.last_seen) AS last_seen,
+      (array_agg(b.example_id ORDER BY b.last_seen DESC NULLS LAST, b.example_id DESC NULLS LAST))[1] AS example_id
+    FROM (
+      SELECT r.signature_id, sum(r.capture_count) AS n, min(r.first_seen) AS first_seen, max(r.last_seen) AS last_seen,
+        (array_agg(r.example_id ORDER BY r.last_seen DESC NULLS LAST, r.example_id DESC NULLS LAST))[1] AS example_id
+      FROM (${rollupsInWindow(sql, 'signature_rollups', gateId, columns)}) AS r
+      GROUP BY r.signature_id, r.grain, r.bucket
+      HAVING sum(r.capture_count) > 0
+    ) AS b
+    GROUP BY b.signature_id`
 }
 
 function endpointFilter(sql: Sql, alias: string, filter: EndpointFilter): Fragment {

@@ -132,6 +132,23 @@ describe.each(BACKENDS)('re-diff jobs on %s', (backend) => {
     expect(listed).toBe(Number(counts!.diffs))
   })
 
+  test("a signature's first and last time are those of the captures it still counts after a re-diff", async () => {
+    const gate = await newGate('rediff-seen')
+    const early = iso(30 * MINUTE)
+    const late = iso(10 * MINUTE)
+    await ingest(gate, [
+      captureBody({ path: '/x', created_at: early, live: { price: 1 }, shadow: { price: 1.5 } }),
+      captureBody({ path: '/x', created_at: late, live: { price: 1 }, shadow: { price: 6 } }),
+    ])
+    expect((await t.call('PATCH', `/gates/${gate}`, { diff_config: config({ float_tolerance: 1 }) })).status).toBe(200)
+    const started = ((await (await t.call('POST', `/gates/${gate}/rediff`, {})).json()) as { data: Job }).data
+    expect((await ended(gate, started.id)).state).toBe('done')
+    // The early capture matches now: its minute lends the signature nothing.
+    const res = await t.call('GET', `/gates/${gate}/signatures?kind=diff`)
+    const [signature] = ((await res.json()) as { data: { count: number; first_seen: string; last_seen: string }[] }).data
+    expect(signature).toMatchObject({ count: 1, first_seen: late, last_seen: late })
+  })
+
   test('one job per gate: another while one is queued or running is a 409; cancelling frees the gate', async () => {
     const gate = await newGate('one-at-a-time')
     await ingest(gate, [capture(1, iso(MINUTE))])
