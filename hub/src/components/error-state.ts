@@ -74,6 +74,16 @@ export class ErrorState extends LitElement {
     </div>`
   }
 
+  private _notFound(detail: string | undefined): Explained {
+    return {
+      heading: `${this.thing} not found`,
+      body: html`<p>${detail ?? `There is no such ${this.thing.toLowerCase()}.`}</p>
+        <p class="muted">It may have been deleted, or removed by the retention cleanup.</p>`,
+      retry: false,
+      changeKey: false,
+    }
+  }
+
   private _explain(): Explained {
     const error = this.error
     const base = this.config?.apiBaseUrl || location.origin
@@ -126,21 +136,9 @@ export class ErrorState extends LitElement {
             changeKey: false,
           }
         }
-        return {
-          heading: `${this.thing} not found`,
-          body: html`<p>${f.problem?.detail ?? `There is no such ${this.thing.toLowerCase()}.`}</p>
-            <p class="muted">It may have been deleted, or removed by the retention cleanup.</p>`,
-          retry: false,
-          changeKey: false,
-        }
+        return this._notFound(f.problem?.detail)
       case 404:
-        return {
-          heading: `${this.thing} not found`,
-          body: html`<p>${f.problem?.detail ?? `There is no such ${this.thing.toLowerCase()}.`}</p>
-            <p class="muted">It may have been deleted, or removed by the retention cleanup.</p>`,
-          retry: false,
-          changeKey: false,
-        }
+        return this._notFound(f.problem?.detail)
       case 429:
         return {
           heading: 'Too many requests',
