@@ -20,7 +20,7 @@ export class ConfigError extends Error {
 }
 
 /** Settings whose values are URLs: `*_URL` variables and the commands' `--api-url` and `--target`. */
-export function isUrlSetting(name: string): boolean {
+function isUrlSetting(name: string): boolean {
   return name.endsWith('_URL') || name === '--api-url' || name === '--target'
 }
 

@@ -9,12 +9,13 @@
 /** Bodies from this size on are scanned before parsing; smaller ones parse in bounded time. */
 export const DEPTH_SCAN_FROM_BYTES = 64 * 1024
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_ARRAY = 0x5b
-const OPEN_OBJECT = 0x7b
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
+/** The characters a scan of JSON text reads (here and duplicate-keys.ts). */
+export const QUOTE = 0x22
+export const BACKSLASH = 0x5c
+export const OPEN_ARRAY = 0x5b
+export const OPEN_OBJECT = 0x7b
+export const CLOSE_ARRAY = 0x5d
+export const CLOSE_OBJECT = 0x7d
 
 /**
  * Whether UTF-8 (or any ASCII-compatible) JSON text nests deeper than

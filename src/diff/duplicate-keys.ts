@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './depth-scan.ts'
+
 /**
  * Whether JSON text has an object with the same key twice. JSON.parse
  * keeps the last: redaction, which works on the parsed value, never sees
@@ -37,13 +39,13 @@ export function hasDuplicateKeys(text: string): boolean {
         expectKey = false
       }
       i = end
-    } else if (c === OPEN_BRACE) {
+    } else if (c === OPEN_OBJECT) {
       open.push(new Set())
       expectKey = true
-    } else if (c === OPEN_BRACKET) {
+    } else if (c === OPEN_ARRAY) {
       open.push(null)
       expectKey = false
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       open.pop()
       expectKey = false
     } else if (c === COMMA) {
@@ -53,10 +55,4 @@ export function hasDuplicateKeys(text: string): boolean {
   return false
 }
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
 const COMMA = 0x2c

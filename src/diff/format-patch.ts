@@ -1,4 +1,4 @@
-import { isLargeInteger } from './large-integer.ts'
+import { isJsonContainer } from './large-integer.ts'
 import type { PatchOp } from './patch-op.ts'
 
 /** Operations shown before "… and N more". */
@@ -53,7 +53,7 @@ function write(value: unknown, out: { text: string }, depth: number): void {
     return
   }
   // A large integer (large-integer.ts) is written as its digits.
-  if (typeof value !== 'object' || value === null || isLargeInteger(value)) {
+  if (!isJsonContainer(value)) {
     out.text += value === undefined ? 'null' : JSON.stringify(value)
     return
   }

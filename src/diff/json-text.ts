@@ -1,4 +1,4 @@
-import { isLargeInteger } from './large-integer.ts'
+import { isJsonContainer } from './large-integer.ts'
 import { nestsDeeperThan } from './nesting.ts'
 import { SKIPPED, type ComparedNode, type FilterStep, type PathFilter } from './path-filter.ts'
 
@@ -40,7 +40,7 @@ export function jsonText(
   let nextNode: ComparedNode = filter === undefined ? undefined : node
   for (;;) {
     // A large integer (large-integer.ts) is a leaf JSON.stringify writes as its digits.
-    if (typeof next === 'object' && next !== null && !isLargeInteger(next)) {
+    if (isJsonContainer(next)) {
       if (Array.isArray(next)) {
         parts.push('[')
         stack.push({

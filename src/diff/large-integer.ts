@@ -44,6 +44,11 @@ export function isLargeInteger(value: unknown): value is LargeInteger {
   return KEEPS_LARGE_INTEGERS && typeof value === 'object' && value !== null && RAW_JSON.isRawJSON(value)
 }
 
+/** An object or array of a parsed body, a large integer aside: what a walk over the value descends into. */
+export function isJsonContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  return typeof value === 'object' && value !== null && !isLargeInteger(value)
+}
+
 /** JSON.parse, keeping integers past 2^53 as written; throws as JSON.parse does. */
 export function parseJson(text: string): unknown {
   return KEEPS_LARGE_INTEGERS && LONG_DIGITS.test(text) ? RAW_JSON.parse(text, keepLargeIntegers) : JSON.parse(text)

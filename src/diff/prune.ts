@@ -1,4 +1,4 @@
-import { isLargeInteger } from './large-integer.ts'
+import { isJsonContainer } from './large-integer.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
 import { jsonText } from './json-text.ts'
 import { SKIPPED, type FilterStep, type PathFilter } from './path-filter.ts'
@@ -25,7 +25,7 @@ export function hasContent(
 ): boolean {
   if (node === SKIPPED) return false
   if (node === undefined || node.include === undefined) return true
-  if (typeof value !== 'object' || value === null || depth >= MAX_COMPARE_DEPTH || isLargeInteger(value)) return false
+  if (!isJsonContainer(value) || depth >= MAX_COMPARE_DEPTH) return false
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       if (hasContent(value[i], filter!.childIndex(node, i), filter, depth + 1)) return true
@@ -51,7 +51,7 @@ export function prune(
   filter: PathFilter | undefined,
   depth: number,
 ): unknown {
-  if (typeof value !== 'object' || value === null || isLargeInteger(value)) return value
+  if (!isJsonContainer(value)) return value
   if (node === undefined || node === SKIPPED || filter === undefined)
     return boundDepth(value, depth)
   if (depth >= MAX_COMPARE_DEPTH) return jsonText(value, true, filter, node)
@@ -85,7 +85,7 @@ export function boundDepth(value: unknown, depth: number): unknown {
 }
 
 function cutAt(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null || isLargeInteger(value)) return value
+  if (!isJsonContainer(value)) return value
   if (depth >= MAX_COMPARE_DEPTH) return jsonText(value, true)
   if (Array.isArray(value)) return value.map((item) => cutAt(item, depth + 1))
   const out: Record<string, unknown> = {}

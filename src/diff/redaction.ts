@@ -1,4 +1,4 @@
-import { isLargeInteger } from './large-integer.ts'
+import { isJsonContainer } from './large-integer.ts'
 import type { HeaderMap } from './capture.ts'
 import { FieldMatcher, type MatchState } from './field-matcher.ts'
 import { MAX_COMPARE_DEPTH } from './depth-limit.ts'
@@ -198,8 +198,8 @@ class RedactionWalk {
             container[i] = REDACTED
             this.changed = true
           }
-        } else if (typeof item === 'object' && item !== null && !isLargeInteger(item)) {
-          this.visit(item as Container, child, depth + 1)
+        } else if (isJsonContainer(item)) {
+          this.visit(item, child, depth + 1)
         }
       }
       return
@@ -218,9 +218,9 @@ class RedactionWalk {
           setOwn(container, key, REDACTED)
           this.changed = true
         }
-      } else if (typeof item === 'object' && item !== null && !isLargeInteger(item)) {
+      } else if (isJsonContainer(item)) {
         // A large integer (large-integer.ts) is a frozen leaf, not a container.
-        this.visit(item as Container, child, depth + 1)
+        this.visit(item, child, depth + 1)
       }
     }
   }

@@ -103,7 +103,7 @@ export function evaluateVerdict(
   ]
   const endpoints = [...facts.endpoints].sort((a, b) => compareText(a.template, b.template) || compareText(a.method, b.method))
   for (const endpoint of endpoints) {
-    const ratio = latencyRatio(endpoint)
+    const ratio = latencyRatio(endpoint.livePercentile95, endpoint.shadowPercentile95)
     if (ratio === undefined) continue
     checks.push({
       name: 'latency_ratio',
@@ -122,13 +122,12 @@ export function evaluateVerdict(
  * hub's "slower", on an endpoint's p95s or a request's two latencies).
  */
 export function failsLatencyCheck(live: number | null, shadow: number | null, limit: number): boolean {
-  const ratio = latencyRatio({ method: '', template: '', livePercentile95: live, shadowPercentile95: shadow })
+  const ratio = latencyRatio(live, shadow)
   return ratio !== undefined && ratio > limit
 }
 
 /** shadow p95 / live p95, each at least LATENCY_FLOOR_MS; undefined when a side has no latency. */
-export function latencyRatio(endpoint: EndpointLatency): number | undefined {
-  const { livePercentile95: live, shadowPercentile95: shadow } = endpoint
+export function latencyRatio(live: number | null, shadow: number | null): number | undefined {
   if (live === null || shadow === null) return undefined
   return Math.max(shadow, LATENCY_FLOOR_MS) / Math.max(live, LATENCY_FLOOR_MS)
 }

@@ -114,14 +114,9 @@ export class EndpointTable extends LitElement {
       <td class="num diffs">${formatCount(e.diffs)}</td>
       <td class="num errors ${e.errors > 0 ? 'has-errors' : 'none'}">${formatCount(e.errors)}</td>
       <td class="latency side num">${percentiles(e.live_latency_ms, false)}</td>
-      <td class="latency num">${percentiles(e.shadow_latency_ms, slower(e.shadow_latency_ms, e.live_latency_ms, this.latencyLimit))}</td>
+      <td class="latency num">${percentiles(e.shadow_latency_ms, failsLatencyCheck(e.live_latency_ms.p95, e.shadow_latency_ms.p95, this.latencyLimit))}</td>
     </tr>`
   }
-}
-
-/** Shadow is slower when getVerdict's latency check fails on the endpoint (docs/ci.md "Checks"). */
-function slower(shadow: LatencyPercentiles, live: LatencyPercentiles, limit: number): boolean {
-  return failsLatencyCheck(live.p95, shadow.p95, limit)
 }
 
 function percentiles(p: LatencyPercentiles, isSlower: boolean) {

@@ -1,6 +1,6 @@
 import { childPointer, parsePointer } from './json-pointer.ts'
 import type { PatchOp } from './types.ts'
-import { isLargeInteger } from '../../../src/diff/large-integer.ts'
+import { isJsonContainer } from '../../../src/diff/large-integer.ts'
 
 /**
  * Which locations of the live and shadow documents to highlight for a diff. The
@@ -171,7 +171,7 @@ function expand(node: Node): Node[] | Map<string, Node> | undefined {
   const liveOf = (token: string): Node['live'] => (fromLive ? { parent: node, token } : { pointer: null })
   if (Array.isArray(node.value)) {
     node.kids = node.value.map((value, i) => ({ value, parent: node, live: liveOf(String(i)) }))
-  } else if (typeof node.value === 'object' && node.value !== null && !isLargeInteger(node.value)) {
+  } else if (isJsonContainer(node.value)) {
     node.kids = new Map(
       Object.entries(node.value).map(([key, value]) => [key, { value, parent: node, key, live: liveOf(key) }] as const),
     )

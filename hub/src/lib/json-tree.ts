@@ -1,5 +1,5 @@
 import { childPointer, getAt } from './json-pointer.ts'
-import { isLargeInteger } from '../../../src/diff/large-integer.ts'
+import { isJsonContainer } from '../../../src/diff/large-integer.ts'
 
 /**
  * What the JSON tree (components/json-view.ts) shows first, so that a 1 MB
@@ -25,7 +25,7 @@ export type Container = Record<string, unknown> | unknown[]
 
 export function isContainer(value: unknown): value is Container {
   // A large integer (JSON.rawJSON of its digits) is a leaf.
-  return typeof value === 'object' && value !== null && !isLargeInteger(value)
+  return isJsonContainer(value)
 }
 
 /**
