@@ -52,6 +52,10 @@ const endpointTemplatesField = type('string').pipe((text, ctx) => {
 })
 
 /** docs/reference/configuration.md "Common" (proxy). */
+/** SVC_APP_PROXY_SERVER's values: Bun's HTTP server, or our own on Bun's TCP sockets. */
+export const PROXY_SERVERS = ['bun', 'raw'] as const
+export type ProxyServerKind = (typeof PROXY_SERVERS)[number]
+
 const commonProxyFields = {
   SVC_APP_PORT: portField.default('8080'),
   SVC_APP_ADMIN_PORT: portField.default('8081'),
@@ -82,6 +86,8 @@ const commonProxyFields = {
   /** Peers whose X-Forwarded-Host/-Proto are passed on; the API's syntax (docs/proxy.md "Forwarding"). */
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
   SVC_APP_WORKERS: workersField.default('1'),
+  /** The listener in front of the data path (docs/proxy.md "The raw server"). */
+  SVC_APP_PROXY_SERVER: enumField(PROXY_SERVERS).default('bun'),
   ...commonFields,
 } as const
 
@@ -177,6 +183,8 @@ export interface ProxyConfig extends LoggingConfig {
   readonly ignoredVariables: readonly string[]
   /** Processes serving SVC_APP_PORT together (docs/proxy.md "Workers"); `auto` resolved. */
   readonly workers: number
+  /** Bun.serve, or the raw server on Bun's TCP sockets (docs/proxy.md "The raw server"). */
+  readonly server: ProxyServerKind
 }
 
 const ORDER = variableNames(proxyFields)
@@ -254,6 +262,7 @@ export function loadProxyConfig(env: Environment): ProxyConfig {
     mode,
     ignoredVariables: Object.freeze(ignoredVariables),
     workers,
+    server: v.SVC_APP_PROXY_SERVER,
   })
 }
 

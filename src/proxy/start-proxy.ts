@@ -30,6 +30,7 @@ import { warnUnknownVariables } from '../config/known-variables.ts'
 import { within } from '../async/within.ts'
 import { workerIndexOf } from '../workers/ipc-messages.ts'
 import { runWorker } from '../workers/run-worker.ts'
+import { serveRaw } from './server/raw-server.ts'
 import { startProxyPrimary } from './proxy-primary.ts'
 
 export interface RunningProxy {
@@ -140,13 +141,13 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
     breaker: wiring.breaker,
     warningIntervalMs: options.warningIntervalMs,
   })
-  let server: Bun.Server<undefined>
+  let listener: Listener
   try {
-    server = listenOr('SVC_APP_PORT', config.port, () => serveProxy(config, hostname, handler, logger, options.reusePort ?? false))
+    listener = listenOr('SVC_APP_PORT', config.port, () => listen(config, hostname, handler, logger, options.reusePort ?? false))
   } catch (error) {
     return abandon(error)
   }
-  const port = server.port!
+  const { port } = listener
   readiness.markReady()
   logger.info('proxy listening', {
     url: `http://${hostname}:${port}`,
@@ -171,7 +172,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
       stopping ??= (async () => {
         readiness.markStopping()
         logger.info('proxy shutting down', { in_flight_comparisons: handler.inFlight })
-        await stopServer(server, config.writeTimeoutMs)
+        await listener.stop(config.writeTimeoutMs)
         // close(): the drain, then the counts of warnings it held back (a
         // flood's tail would otherwise never be said).
         const drained = await handler.close(config.shadow.shadowTimeoutMs)
@@ -186,14 +187,62 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   }
 }
 
-/** The proxy listener: every request goes to the handler; Bun's timeouts per docs/proxy.md "Timeouts". */
-function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandler, logger: Logger, reusePort: boolean): Bun.Server<undefined> {
-  return Bun.serve({
+/** The proxy's listener on SVC_APP_PORT, whichever server it is. */
+interface Listener {
+  readonly port: number
+  /** No new connections; in-flight requests finish within `boundMs`, then the rest are closed. */
+  stop(boundMs: number): Promise<void>
+}
+
+/**
+ * The raw server when asked for and live is `http:` (docs/proxy.md "The
+ * raw server"), with Bun.serve behind it on 127.0.0.1 for the requests it
+ * leaves; else Bun.serve.
+ */
+function listen(config: ProxyConfig, hostname: string, handler: ShadowHandler, logger: Logger, reusePort: boolean): Listener {
+  const { relay } = handler
+  if (config.server === 'raw' && relay === undefined) {
+    logger.warn('SVC_APP_PROXY_SERVER=raw serves an http: live only: Bun.serve serves this one', { live: withoutPassword(handler.settings.liveUrl) })
+  }
+  if (config.server !== 'raw' || relay === undefined) {
+    const server = serveProxy(config, hostname, config.port, handler, logger, reusePort, (peer) => clientAddressOf(peer?.address))
+    return { port: server.port!, stop: (boundMs) => stopServer(server, boundMs) }
+  }
+  return serveRaw({
+    hostname,
     port: config.port,
+    reusePort,
+    idleTimeoutSeconds: idleTimeoutSeconds(config),
+    relay,
+    // A spliced connection's peer is the splice: the client's address is the one it was made for.
+    fallback: (addresses) =>
+      serveProxy(config, '127.0.0.1', 0, handler, logger, false, (peer) => (peer === null ? undefined : addresses.get(peer.port))),
+  })
+}
+
+/** Bun's `idleTimeout`: one inactivity timeout, never below the write timeout (docs/proxy.md "Timeouts"). */
+function idleTimeoutSeconds(config: ProxyConfig): number {
+  return Math.min(BUN_MAX_SERVER_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000))
+}
+
+/**
+ * Bun.serve, every request to the handler; Bun's timeouts per docs/proxy.md "Timeouts".
+ * @param clientAddress the client's address for a peer (the raw server's splice maps its own to the client's)
+ */
+function serveProxy(
+  config: ProxyConfig,
+  hostname: string,
+  port: number,
+  handler: ShadowHandler,
+  logger: Logger,
+  reusePort: boolean,
+  clientAddress: (peer: Bun.SocketAddress | null) => string | undefined,
+): Bun.Server<undefined> {
+  return Bun.serve({
+    port,
     hostname,
     reusePort,
-    fetch: (request, bunServer) =>
-      handler.fetch(request, { clientAddress: clientAddressOf(bunServer.requestIP(request)?.address) }),
+    fetch: (request, bunServer) => handler.fetch(request, { clientAddress: clientAddress(bunServer.requestIP(request)) }),
     error(error) {
       // The handler answers its own failures; Bun comes here when it could
       // not send the response the handler gave, before its head went out:
@@ -214,7 +263,7 @@ function serveProxy(config: ProxyConfig, hostname: string, handler: ShadowHandle
     // One inactivity timeout for reading a request, writing a response and
     // idle keep-alive (docs/proxy.md "Timeouts"); never below the write
     // timeout, which is at least the live timeout.
-    idleTimeout: Math.min(BUN_MAX_SERVER_IDLE_SECONDS, Math.ceil(Math.max(config.idleTimeoutMs, config.writeTimeoutMs) / 1000)),
+    idleTimeout: idleTimeoutSeconds(config),
     // Bodies above SVC_APP_MAX_BODY_SIZE are still forwarded to live, streamed.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   })

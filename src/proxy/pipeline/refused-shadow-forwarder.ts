@@ -27,9 +27,9 @@ import { splitTarget } from '../../net/request-target.ts'
 import type { ShadowNotAttempted, SinkOutcome } from '../sinks/capture-sink.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
 import type { AdmittedRequest } from './pending-comparison.ts'
+import type { UpstreamError } from '../upstream/upstream-error.ts'
 
-export interface RefusedShadowForwarderOptions {
-  readonly live: LiveForwarder
+export interface NotAttemptedReportOptions {
   /** The sink's `shadowNotAttempted`. */
   readonly report: (request: ShadowNotAttempted) => SinkOutcome
   /** The shadow side's error text: no connection was attempted. */
@@ -40,18 +40,24 @@ export interface RefusedShadowForwarderOptions {
   readonly onUnexpected: (error: unknown) => void
 }
 
-export type RefusedShadowForwarder = (request: AdmittedRequest) => Promise<Response>
+export interface RefusedShadowForwarderOptions extends NotAttemptedReportOptions {
+  readonly live: LiveForwarder
+}
 
-export function createRefusedShadowForwarder(
-  options: RefusedShadowForwarderOptions,
-): RefusedShadowForwarder {
-  const { live, report, notAttemptedText, settle, onUnexpected } = options
+/**
+ * Tells the sink of a request whose shadow was not attempted, once live's
+ * status is known (0 with `liveError` when live gave no response), and
+ * settles it. Shared by both servers: the raw server relays live itself
+ * (`relay-live.ts`) and reports through this.
+ */
+export type NotAttemptedReport = (request: AdmittedRequest, liveStatus: number, liveError: UpstreamError | undefined) => void
+
+export function createNotAttemptedReport(options: NotAttemptedReportOptions): NotAttemptedReport {
+  const { report, notAttemptedText, settle, onUnexpected } = options
   const failed: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
   // The cause whenever live answers: the same for every request.
   const shadowOnlyCause = failureCause(undefined, notAttemptedText)
-
-  return async ({ id, clientRequestId, method, target, headers, body }) => {
-    const result = await live.send(method, target, headers, body)
+  return ({ id, clientRequestId, method, target }, liveStatus, liveError) => {
     let outcome: SinkOutcome
     try {
       outcome = report({
@@ -59,16 +65,29 @@ export function createRefusedShadowForwarder(
         clientRequestId,
         method,
         path: splitTarget(target).path,
-        liveStatus: result.ok ? result.exchange.response.status : 0,
-        liveError: result.ok ? undefined : result.error.message,
+        liveStatus,
+        liveError: liveError?.message,
         shadowError: notAttemptedText,
-        cause: result.ok ? shadowOnlyCause : failureCause(result.error.message, notAttemptedText),
+        cause: liveError === undefined ? shadowOnlyCause : failureCause(liveError.message, notAttemptedText),
       })
     } catch (error) {
       onUnexpected(error)
       outcome = failed
     }
     settle(outcome)
+  }
+}
+
+export type RefusedShadowForwarder = (request: AdmittedRequest) => Promise<Response>
+
+export function createRefusedShadowForwarder(options: RefusedShadowForwarderOptions): RefusedShadowForwarder {
+  const { live } = options
+  const reportNotAttempted = createNotAttemptedReport(options)
+  return async (request) => {
+    const { method, target, headers, body } = request
+    const result = await live.send(method, target, headers, body)
+    if (result.ok) reportNotAttempted(request, result.exchange.response.status, undefined)
+    else reportNotAttempted(request, 0, result.error)
     return live.respond(result)
   }
 }

@@ -26,8 +26,8 @@ import { Registry } from '../../metrics/index.ts'
 import { CidrSet } from '../../net/cidr.ts'
 import { REQUEST_ID_HEADER } from '../../net/request-id.ts'
 import { pathAndQueryOf, splitTarget } from '../../net/request-target.ts'
-import { problemResponse } from '../../errors/problem.ts'
-import type { AdmissionPolicy } from '../policy/admission-policy.ts'
+import { problemResponse, type Problem } from '../../errors/problem.ts'
+import { decideShadow, type AdmissionPolicy } from '../policy/admission-policy.ts'
 import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT } from '../policy/byte-budget.ts'
 import type { CircuitBreaker } from '../policy/circuit-breaker.ts'
 import { upstreamRequestHeaders } from '../policy/forward-headers.ts'
@@ -46,9 +46,10 @@ import { forwardLive, forwardUnshadowed } from './forward-live.ts'
 import { createLiveForwarder } from './live-forwarder.ts'
 import { skip, type PipelineContext } from './pipeline-context.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
-import { createRefusedShadowForwarder } from './refused-shadow-forwarder.ts'
+import { createNotAttemptedReport, createRefusedShadowForwarder, type NotAttemptedReportOptions } from './refused-shadow-forwarder.ts'
 import { PendingComparison } from './pending-comparison.ts'
 import { createNoiseCheck } from './repeat-live.ts'
+import { relayLive, type ClientSide, type RelayOutcome } from './relay-live.ts'
 
 export interface ShadowHandlerDeps {
   /** @default a logger at info level, text format, to stdout */
@@ -77,11 +78,29 @@ export interface ForwardContext {
   readonly pathAndQuery?: string
 }
 
+/** A request the raw server read whole (`server/raw-connection.ts`). */
+export interface RelayedRequest {
+  readonly method: string
+  /** Path and query, as sent. */
+  readonly target: string
+  readonly headers: Headers
+  /** The body as read; null without one. */
+  readonly body: Uint8Array | null
+  /** The client's address, for X-Forwarded-For. */
+  readonly clientAddress: string | undefined
+}
+
 export interface ShadowHandler {
   readonly settings: ShadowSettings
   readonly metrics: ProxyMetrics
   /** Forwards one request; resolves with live's response (or a 502/504 Problem). Never rejects. */
   fetch(request: Request, context?: ForwardContext): Promise<Response>
+  /**
+   * The raw server's entry (docs/proxy.md "The raw server"): forwards one
+   * request, live's response relayed to `side` as it comes; resolves when
+   * it is through. Never rejects. Undefined when live is not `http:`.
+   */
+  readonly relay: ((request: RelayedRequest, side: ClientSide) => Promise<void>) | undefined
   /** Background comparisons in flight. */
   readonly inFlight: number
   /** Bytes they hold now, in the bytes-in-flight budget (docs/proxy.md "Memory"). */
@@ -161,11 +180,10 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   // While the shadow is known to be down (docs/proxy.md "Forwarding": an
   // error whatever live sends), a sink that takes an error from the statuses
   // and the cause alone gets it without anything of live's response kept.
-  const forwardRefused =
+  const notAttempted: NotAttemptedReportOptions | undefined =
     sink.shadowNotAttempted === undefined
       ? undefined
-      : createRefusedShadowForwarder({
-          live,
+      : {
           report: sink.shadowNotAttempted.bind(sink),
           notAttemptedText: context.notAttemptedText,
           settle(outcome) {
@@ -173,7 +191,10 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
             if (outcome.kind === 'skipped') context.skips.inc(outcome.reason)
           },
           onUnexpected: logUnexpected,
-        })
+        }
+  const forwardRefused = notAttempted && createRefusedShadowForwarder({ ...notAttempted, live })
+  // The raw server relays live itself and tells the sink through this.
+  const reportNotAttempted = notAttempted && createNotAttemptedReport(notAttempted)
 
   async function handle(request: Request, forwardContext: ForwardContext | undefined, started: number): Promise<Response> {
     const method = request.method
@@ -245,9 +266,64 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     return forwardLive(live, comparison)
   }
 
+  const liveRelay = pool.liveRelayClient(settings.liveUrl, settings.liveTimeoutMs)
+  const { maxBodyBytes } = settings
+
+  /** `relay` below: the same stages as `handle` and `shadowed`, on our HTTP/1.1 client and the raw server. */
+  async function relayed(request: RelayedRequest, side: ClientSide, started: number): Promise<void> {
+    const { method, target, clientAddress } = request
+    // As `handle` forwards them: a GET or HEAD goes on without the body a client may have sent.
+    const body = method === 'GET' || method === 'HEAD' ? null : request.body
+    const headers = upstreamRequestHeaders(request.headers, {
+      clientAddress,
+      proto: 'http',
+      peerTrusted: trustedProxies.has(clientAddress),
+    })
+    const live = { method, pathAndQuery: target, headers, body }
+    let outcome: RelayOutcome
+    const reason = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
+    if (reason !== undefined) {
+      skip(context, reason, method, target)
+      outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
+    } else {
+      // The comparison's bytes in the budget, the request body's first (as `admit` reserves them).
+      const reservation = budget.open()
+      if (body !== null && !reservation.add(body.byteLength)) {
+        reservation.release()
+        callbacks.release()
+        skip(context, 'memory_budget', method, target)
+        outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
+      } else {
+        const admitted = { id: crypto.randomUUID(), clientRequestId: clientRequestIdOf(request.headers), method, target, headers, body }
+        if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+          // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
+          reservation.release()
+          outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
+          reportNotAttempted(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
+        } else {
+          const comparison = new PendingComparison(context, admitted, reservation)
+          comparison.start(tasks)
+          outcome = await relayLive(liveRelay!, live, side, maxBodyBytes, comparison)
+        }
+      }
+    }
+    server.observe(method, outcome.status, (performance.now() - started) / 1000)
+  }
+
   return {
     settings,
     metrics,
+    relay:
+      liveRelay === undefined
+        ? undefined
+        : (request, side) => {
+            const started = performance.now()
+            return relayed(request, side, started).catch((error: unknown) => {
+              logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
+              server.observe(request.method, 500, (performance.now() - started) / 1000)
+              side.problem(INTERNAL_PROBLEM)
+            })
+          },
     fetch(request, forwardContext) {
       const started = performance.now()
       return handle(request, forwardContext, started).catch((error: unknown) => {
@@ -255,12 +331,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
         // Still a request received: the metrics count every one.
         server.observe(request.method, 500, (performance.now() - started) / 1000)
-        return problemResponse({
-          type: '/errors/internal',
-          title: 'Internal server error',
-          status: 500,
-          detail: 'the proxy failed to handle the request',
-        })
+        return problemResponse(INTERNAL_PROBLEM)
       })
     },
     get inFlight() {
@@ -286,6 +357,14 @@ function clientRequestIdOf(headers: Headers): string | undefined {
 }
 
 const MAX_LOGGED_REQUEST_ID = 128
+
+/** A bug, not an upstream failure (those are answered 502/504): nothing internal is said. */
+const INTERNAL_PROBLEM: Problem = {
+  type: '/errors/internal',
+  title: 'Internal server error',
+  status: 500,
+  detail: 'the proxy failed to handle the request',
+}
 
 /** The head's own timeout, when it is shorter than the whole exchange's (which otherwise ends the wait first): 0 for none. */
 function shadowHeadTimeout(settings: ShadowSettings): number {

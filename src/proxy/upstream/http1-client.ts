@@ -25,7 +25,7 @@ import { headerMapOfFields } from './header-map.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
 import { connect, StaleConnectionError, type Connection } from './http1-connection.ts'
-import { ResponseReader } from './http1-response.ts'
+import { ResponseReader, type ResponseRelay } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
 import type { WholeResponse } from './upstream-client.ts'
 import { headDeadline, type HeadDeadline } from './head-deadline.ts'
@@ -65,6 +65,13 @@ export interface Http1Client {
    * before each piece of the body is kept. Rejects with an UpstreamError.
    */
   send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
+  /**
+   * Sends the request and hands the response to `relay` as it is read
+   * (live's relay, `live-relay.ts`): resolves with its status and headers
+   * once it is complete (the body empty: the relay had it), or rejects
+   * with an UpstreamError, before or after the head was relayed.
+   */
+  relay(request: Http1Request, relay: ResponseRelay): Promise<WholeResponse>
 }
 
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */
@@ -74,6 +81,7 @@ const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/
 /** Methods for which fetch sends no Content-Length when there is no body. */
 const NO_LENGTH_WITHOUT_BODY = new Set(['GET', 'HEAD', 'TRACE'])
 const USER_AGENT = `Bun/${Bun.version}`
+const RELAYED_HEADERS = Object.freeze({})
 
 export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const { target, slots, idle, recorder } = options
@@ -136,58 +144,67 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     return connection
   }
 
+  async function send(
+    request: Http1Request,
+    maxBodyBytes: number,
+    reserve?: (bytes: number) => boolean,
+    relay?: ResponseRelay,
+  ): Promise<WholeResponse> {
+    const { method } = request
+    let reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
+    let signal = request.signal
+    let deadline: HeadDeadline | undefined
+    if (headTimeoutMs > 0) {
+      // Only when configured: a second flag per request.
+      deadline = headDeadline(signal, headTimeoutMs, () => reader.head !== undefined)
+      signal = deadline.signal
+      request = { ...request, signal }
+    }
+    try {
+      const waiting = takeConnectionSlot(slots, signal, target)
+      if (waiting !== undefined) await waiting
+    } catch (error) {
+      deadline?.end()
+      throw error
+    }
+    const started = performance.now()
+    try {
+      const bytes = requestBytes(request)
+      let connection: Connection
+      try {
+        connection = await exchangeOnce(request, bytes, reader, false)
+      } catch (error) {
+        if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
+        reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
+        connection = await exchangeOnce(request, bytes, reader, true)
+      }
+      // A response that came before the whole request was written (a 413
+      // at once, say) leaves the connection out of step: not reused.
+      if (reader.reusable && connection.requestWritten) idle.put(connection, reader.keepAliveMs)
+      else connection.close()
+      const head = reader.head!
+      const latencyMs = connection.headAt - started
+      recorder?.observe(method, head.status, latencyMs / 1000)
+      if (reader.overBudget) return { kind: 'over-budget' }
+      if (!reader.tooLarge) {
+        // A relay took the head as it came.
+        const headers = relay === undefined ? headerMapOfFields(head.fields, head.setCookies) : RELAYED_HEADERS
+        return { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }
+      }
+    } catch (error) {
+      recorder?.observe(method, 0, (performance.now() - started) / 1000)
+      throw toUpstreamError(error, target, signal)
+    } finally {
+      deadline?.end()
+      slots.release()
+    }
+    // Its head came: observed above with its status, not as a failure.
+    throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
+  }
+
   return {
-    async send(request, maxBodyBytes, reserve) {
-      const { method } = request
-      let reader = new ResponseReader(method, maxBodyBytes, reserve)
-      let signal = request.signal
-      let deadline: HeadDeadline | undefined
-      if (headTimeoutMs > 0) {
-        // Only when configured: a second flag per request.
-        deadline = headDeadline(signal, headTimeoutMs, () => reader.head !== undefined)
-        signal = deadline.signal
-        request = { ...request, signal }
-      }
-      try {
-        const waiting = takeConnectionSlot(slots, signal, target)
-        if (waiting !== undefined) await waiting
-      } catch (error) {
-        deadline?.end()
-        throw error
-      }
-      const started = performance.now()
-      try {
-        const bytes = requestBytes(request)
-        let connection: Connection
-        try {
-          connection = await exchangeOnce(request, bytes, reader, false)
-        } catch (error) {
-          if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
-          reader = new ResponseReader(method, maxBodyBytes, reserve)
-          connection = await exchangeOnce(request, bytes, reader, true)
-        }
-        // A response that came before the whole request was written (a 413
-        // at once, say) leaves the connection out of step: not reused.
-        if (reader.reusable && connection.requestWritten) idle.put(connection, reader.keepAliveMs)
-        else connection.close()
-        const head = reader.head!
-        const latencyMs = connection.headAt - started
-        recorder?.observe(method, head.status, latencyMs / 1000)
-        if (reader.overBudget) return { kind: 'over-budget' }
-        if (!reader.tooLarge) {
-          const headers = headerMapOfFields(head.fields, head.setCookies)
-          return { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }
-        }
-      } catch (error) {
-        recorder?.observe(method, 0, (performance.now() - started) / 1000)
-        throw toUpstreamError(error, target, signal)
-      } finally {
-        deadline?.end()
-        slots.release()
-      }
-      // Its head came: observed above with its status, not as a failure.
-      throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
-    },
+    send,
+    relay: (request, relay) => send(request, 0, undefined, relay),
   }
 }
 

@@ -4,7 +4,7 @@
  * response fed to a `ResponseReader` as the socket delivers it.
  */
 import type { AbortLike } from '../../async/abort-flag.ts'
-import type { ResponseReader } from './http1-response.ts'
+import type { ReadControl, ResponseReader } from './http1-response.ts'
 
 /** A reused keep-alive connection closed before any byte of the response: the server had let it go. */
 export class StaleConnectionError extends Error {
@@ -15,7 +15,7 @@ export class StaleConnectionError extends Error {
 }
 
 /** One socket, one exchange at a time. */
-export class Connection {
+export class Connection implements ReadControl {
   socket: Bun.Socket<Connection> | undefined
   closed = false
   reused = false
@@ -45,6 +45,7 @@ export class Connection {
     }
     if (this.closed) return Promise.reject(this.reused ? new StaleConnectionError() : closedError())
     this.reader = reader
+    if (reader.relay !== undefined) reader.relay.reading = this
     this.headAt = 0
     this.requestWritten = false
     this.signal = signal
@@ -105,6 +106,15 @@ export class Connection {
   close(): void {
     if (!this.closed) this.socket?.terminate()
     this.onClose()
+  }
+
+  /** Stops reading: a relayed response's client is not taking bytes as fast as they come. */
+  pause(): void {
+    this.socket?.pause()
+  }
+
+  resume(): void {
+    this.socket?.resume()
   }
 
   private write(bytes: Buffer): void {

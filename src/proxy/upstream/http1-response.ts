@@ -15,11 +15,14 @@
  */
 import {
   framingOf,
+  type Framing,
   headEnd,
   keepAliveHintMs,
   keepsAlive,
   MAX_HEAD_BYTES,
   parseHead,
+  relayedStatusProblem,
+  statusProblem,
   ResponseProtocolError,
   ResponseTooLargeError,
   type ResponseHead,
@@ -30,6 +33,32 @@ import {
  * the bound, `over-budget` one whose bytes `reserve` refused.
  */
 export type ReadState = 'more' | 'done' | 'too-large' | 'over-budget'
+
+/**
+ * Takes a response as it is read, for a client that passes it on instead
+ * of keeping it (live's relay, `live-relay.ts`): the final head when it is
+ * in, then each piece of the body as decoded (de-chunked). With a relay
+ * the reader keeps no body and no bound applies: the relay keeps what it
+ * needs.
+ */
+export interface ResponseRelay {
+  /**
+   * The final head (interim 1xx heads are not relayed), with the text of
+   * its status line; one whose status a client cannot be given was refused
+   * before (`relayedStatusProblem`).
+   */
+  head(head: ResponseHead, statusLine: string, framing: Framing): void
+  /** Body bytes `data[from, to)`: a view of the socket's buffer, valid during the call only. */
+  body(data: Buffer, from: number, to: number): void
+  /** Set by the connection the response comes on: the client's backpressure pauses its reading. */
+  reading?: ReadControl
+}
+
+/** Pauses and resumes the reading of a connection. */
+export interface ReadControl {
+  pause(): void
+  resume(): void
+}
 
 /** A chunk-size line longer than this is refused (hex digits and extensions). */
 const MAX_CHUNK_LINE_BYTES = 4096
@@ -98,6 +127,7 @@ export class ResponseReader {
     private readonly method: string,
     private readonly maxBodyBytes: number,
     private readonly reserve?: (bytes: number) => boolean,
+    readonly relay?: ResponseRelay,
   ) {}
 
   /** The body as read; only once `push()` or `end()` said `done`. */
@@ -224,7 +254,7 @@ export class ResponseReader {
     this.headBytes += next - offset
     if (this.headBytes > MAX_HEAD_BYTES) throw headTooLarge()
     const text = data.toString('latin1', offset, end)
-    const head = parseHead(text)
+    const head = parseHead(text, this.relay === undefined ? statusProblem : relayedStatusProblem)
     if (head.status < 200) {
       if (head.status === 101) throw new ResponseProtocolError('unexpected 101 Switching Protocols')
       return next // interim response: the real one follows
@@ -241,6 +271,7 @@ export class ResponseReader {
       if (text.startsWith('HTTP/1.0')) this.keepAlive = false
     }
     const framing = framingOf(this.method, head)
+    this.relay?.head(head, text.slice(0, statusLineEnd(text)), framing)
     if (framing.kind === 'none') {
       this.phase = this.finish()
     } else if (framing.kind === 'length') {
@@ -289,6 +320,10 @@ export class ResponseReader {
 
   private keep(data: Buffer, from: number, to: number): void {
     if (to <= from) return
+    if (this.relay !== undefined) {
+      this.relay.body(data, from, to)
+      return
+    }
     this.total += to - from
     if (this.exceeds(this.total)) {
       this.tooLarge = true
@@ -362,6 +397,13 @@ export class ResponseReader {
     }
     if (this.phase === Phase.Trailers && this.headBytes + length > MAX_HEAD_BYTES) throw trailersTooLarge()
   }
+}
+
+/** Where a head's first line ends (CRLF or a bare LF, as `parseHead` reads it). */
+function statusLineEnd(text: string): number {
+  const end = text.indexOf('\n')
+  if (end === -1) return text.length
+  return end > 0 && text.charCodeAt(end - 1) === CR ? end - 1 : end
 }
 
 function headTooLarge(): ResponseTooLargeError {

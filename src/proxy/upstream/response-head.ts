@@ -100,7 +100,7 @@ const DIGITS = /^\d{1,15}$/
  * per value, none per line (a shadowed request reads one head, and every
  * string is an allocation).
  */
-export function parseHead(text: string): ResponseHead {
+export function parseHead(text: string, checkStatus: (status: number) => string | undefined = statusProblem): ResponseHead {
   let end = lineEndAt(text, 0)
   const statusLine = text.slice(0, contentEnd(text, 0, end))
   const match = STATUS_LINE.exec(statusLine)
@@ -130,7 +130,7 @@ export function parseHead(text: string): ResponseHead {
     }
   }
   const status = Number(match[1])
-  const problem = statusProblem(status)
+  const problem = checkStatus(status)
   if (problem !== undefined) throw new ResponseProtocolError(problem)
   return { status, fields, setCookies }
 }
@@ -154,6 +154,16 @@ export function statusProblem(status: number): string | undefined {
  */
 export function liveStatusProblem(status: number): string | undefined {
   return status >= 200 && status <= 599 ? undefined : `status ${status} outside 200..599`
+}
+
+/**
+ * What is wrong with a status of live's relayed response (the raw server,
+ * `relay-live.ts`), if anything: an interim 1xx passes (the final head
+ * follows), a final one must be one a client can be given, as on the
+ * Bun.serve path (`liveStatusProblem`).
+ */
+export function relayedStatusProblem(status: number): string | undefined {
+  return status >= 100 && status < 200 ? undefined : liveStatusProblem(status)
 }
 
 export type Framing =

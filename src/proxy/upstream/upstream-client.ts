@@ -9,6 +9,7 @@ import type { AbortLike } from '../../async/abort-flag.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
 import type { HttpClientSettings } from '../policy/shadow-settings.ts'
+import type { Http1Client } from './http1-client.ts'
 
 export interface UpstreamRequest {
   readonly method: string
@@ -90,6 +91,13 @@ export interface UpstreamPool {
    * @param headTimeoutMs bounds the wait for the response head, from the call; 0: only the request's signal does
    */
   shadowClient(baseUrl: string, headTimeoutMs?: number): ShadowClient
+  /**
+   * Live's client on the raw server (docs/proxy.md "The raw server"): our
+   * HTTP/1.1 client relaying each response as it is read, on the host's
+   * connection slots and idle list; undefined for a live that is not `http:`.
+   * @param headTimeoutMs bounds the wait for the response head, from the call (the live timeout)
+   */
+  liveRelayClient(baseUrl: string, headTimeoutMs: number): Http1Client | undefined
   /** Closes the idle connections of every session. */
   close(): void
 }

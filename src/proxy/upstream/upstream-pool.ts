@@ -83,6 +83,20 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       })
     },
 
+    liveRelayClient(baseUrl, headTimeoutMs) {
+      const url = new URL(baseUrl)
+      if (url.protocol !== 'http:') return undefined
+      const { slots, idle } = host(url.origin)
+      return createHttp1Client({
+        target: 'live',
+        baseUrl: baseUrl.replace(/\/+$/, ''),
+        slots,
+        idle,
+        recorder: metrics?.forUpstream('live', url),
+        headTimeoutMs,
+      })
+    },
+
     client(target, baseUrl) {
       const url = new URL(baseUrl)
       const { session, slots } = host(url.origin)

@@ -18,6 +18,9 @@
  *   minimal-shadow a minimal shadow-and-compare proxy (two fetches, bytes(), processCapture)
  *   raw-shadow     the same on Bun's raw sockets, without Request/Response objects (raw-shadow.ts)
  *   raw-http1      raw sockets in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
+ *   raw-pipeline   raw sockets, one pinned live connection per client connection, with our pipeline
+ *                  (admission, PendingComparison, the diff log sink, metrics): the design's floor (raw-pipeline.ts)
+ *   raw-pipeline-none  the same, sampling 0
  *   serve-http1    Bun.serve in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
  *   serve-fetch    Bun.serve in front, fetch to live, our client to the shadow: ours without its pipeline (http1-floors.ts)
  *   ours-shadow    our proxy, shadowing and diffing every request
@@ -28,11 +31,13 @@
  *   cpu.ts minimal-shadow <port> <live> <shadow>
  *   cpu.ts raw-shadow <port> <live> <shadow>
  *   cpu.ts raw-http1 <port> <live> <shadow>
+ *   cpu.ts raw-pipeline <port> <live> <shadow> <rate>
  *   cpu.ts serve-http1 <port> <live> <shadow>
  *   cpu.ts serve-fetch <port> <live> <shadow>
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
- * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets.
+ * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets;
+ * `PROXY_CPU_OURS_ENV=SVC_APP_PROXY_SERVER=raw` runs ours on the raw server.
  * `PROXY_CPU_SHADOW=same|tenth|every`: the shadows answer live's document
  * (default), differ on one response in ten, or on every one (`fleet.ts`).
  * `PROXY_CPU_OURS_ENV=NAME=value,...` gives our proxy settings of its own
@@ -55,6 +60,7 @@ import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '..
 import { pathAndQueryOf } from '../../../src/net/request-target.ts'
 import { SHADOW_VARIANTS, type ShadowVariant } from './fleet.ts'
 import { serveRawShadow } from './raw-shadow.ts'
+import { serveRawPipeline } from './raw-pipeline.ts'
 import { REFERENCE_PROCESSES, serveFetchHttp1, serveHttp1, serveRawHttp1, SHARED_PORT } from './http1-floors.ts'
 import { machineShares, machineTicks, stealText } from '../api-bench/machine.ts'
 import { load } from './load.ts'
@@ -63,7 +69,7 @@ import { freePort, processTree, startCpuRole, startFleet, startOurProxy, stop, w
 import { JAVASCRIPT_THREAD, threadsOf } from './threads.ts'
 
 /** The references that PROXY_CPU_PROCESSES runs as several processes on one port. */
-const SHAREABLE = ['minimal', 'minimal-shadow', 'raw-shadow', 'serve-http1', 'serve-fetch']
+const SHAREABLE = ['minimal', 'minimal-shadow', 'raw-shadow', 'raw-pipeline', 'raw-pipeline-none', 'serve-http1', 'serve-fetch']
 const TICK_US = 1_000_000 / 100 // USER_HZ
 
 /** utime and stime of a process or thread, in µs. */
@@ -215,9 +221,11 @@ async function main(): Promise<void> {
     'minimal',
     'ours-none',
     ...(baseline ? ['base-none'] : []),
+    'raw-pipeline-none',
     'minimal-shadow',
     'raw-shadow',
     'raw-http1',
+    'raw-pipeline',
     'serve-http1',
     'serve-fetch',
     'ours-shadow',
@@ -250,8 +258,9 @@ async function main(): Promise<void> {
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
       } else {
         const args = name === 'minimal' ? [String(p.proxy), at(p.live)] : [String(p.proxy), at(p.live), at(p.shadow)]
+        if (name.startsWith('raw-pipeline')) args.push(name.endsWith('-none') ? '0' : '1')
         const copies = SHAREABLE.includes(name) ? REFERENCE_PROCESSES : 1
-        const role = copies > 1 ? ['group', String(copies), name] : [name]
+        const role = copies > 1 ? ['group', String(copies), name.replace(/-none$/, '')] : [name.replace(/-none$/, '')]
         const child = startCpuRole([...role, ...args])
         children.push(child)
         await waitForHttp(at(p.proxy))
@@ -304,6 +313,7 @@ if (role === 'group') {
 } else if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
 else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)
+else if (role === 'raw-pipeline') serveRawPipeline(Number(args[0]), args[1]!, args[2]!, Number(args[3]))
 else if (role === 'raw-http1') serveRawHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'serve-http1') serveHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'serve-fetch') serveFetchHttp1(Number(args[0]), args[1]!, args[2]!)

@@ -49,7 +49,7 @@ const shadow: ShadowClient = {
     return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE], 'Content-Length': [String(shadowBody.byteLength)] }, body: shadowBody, latencyMs: 0.1 }
   },
 }
-const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, close() {} }
+const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, liveRelayClient: () => undefined, close() {} }
 
 const handler = createShadowHandler(
   {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startHostileUpstream, type HostileUpstream } from '../../support/hostile-upstream.ts'
 import { startUpstream, waitFor, type TestUpstream } from '../../support/upstreams.ts'
-import { apiModeEnv, standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
+import { apiModeEnv, proxyServerUnderTest, standaloneEnv, startTestProxy, type ProxyUnderTest } from './proxy-harness.ts'
 import { startScriptedApi } from './scripted-api.ts'
 
 const SECRET = 'tok-SECRET-123'
@@ -120,7 +120,9 @@ describe.each([
       }
       // Shadowed, the copy taken by clone() keeps the head back until the body is in, so some answers
       // are 502s; not shadowed, one process may send every head first (then each transfer breaks).
-      if (rate === '1') expect(problems).toBeGreaterThan(0)
+      // The raw server sends live's head with the first piece of its body: every transfer breaks.
+      if (rate === '1' && proxyServerUnderTest === 'bun') expect(problems).toBeGreaterThan(0)
+      if (proxyServerUnderTest === 'raw') expect(problems).toBe(0)
       expect(proxy.records().filter((r) => r.level === 'error')).toEqual([])
       const ok = await fetch(`${proxy.url}/ok`)
       expect(ok.status).toBe(200)

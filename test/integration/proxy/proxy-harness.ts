@@ -42,11 +42,20 @@ export interface Accounting {
   readonly skippedTotal: number
 }
 
+/**
+ * The proxy's server for every proxy of this run (SVC_APP_PROXY_SERVER):
+ * `raw-server-suite.test.ts` runs these suites again with
+ * SVC_TEST_PROXY_SERVER=raw. A test that sets the variable itself keeps its own.
+ */
+export const proxyServerUnderTest = process.env.SVC_TEST_PROXY_SERVER ?? 'bun'
+const PROXY_SERVER_UNDER_TEST: Record<string, string> = { SVC_APP_PROXY_SERVER: proxyServerUnderTest }
+
 /** Starts a proxy from SVC_APP_* variables; ports default to free ones, logs to JSON at debug. */
 export async function startTestProxy(env: Record<string, string>): Promise<ProxyUnderTest> {
   const loaded = loadProxyConfig({
     SVC_APP_LOG_LEVEL: 'debug',
     SVC_APP_LOG_FORMAT: 'json',
+    ...PROXY_SERVER_UNDER_TEST,
     ...env,
   })
   // Free ports, chosen by the kernel: the variables themselves refuse 0.

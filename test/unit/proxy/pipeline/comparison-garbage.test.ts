@@ -36,7 +36,7 @@ test('a finished comparison’s objects do not survive a minor collection', asyn
       return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE] }, body, latencyMs: 0.1 }
     },
   }
-  const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, close() {} }
+  const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, liveRelayClient: () => undefined, close() {} }
   const handler = createShadowHandler(testShadowSettings('http://live.invalid', 'http://shadow.invalid'), {
     logger: createLogger({ level: 'warn', format: 'json', write: () => {} }),
     pool,

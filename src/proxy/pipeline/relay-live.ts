@@ -1,0 +1,188 @@
+/**
+ * Stage 2 on the raw server (docs/proxy.md "The raw server"): live's
+ * response relayed to the client as our HTTP/1.1 client reads it, with no
+ * Response or stream object in between. The head goes out when it is in;
+ * each piece of the body follows as it comes, the client's backpressure
+ * pausing live's connection; for a shadowed request a copy of the body
+ * within the bound is kept for the comparison, as `live-forwarder.ts`
+ * keeps one on the Bun.serve path. A live that gives no response is a
+ * 502 or 504 Problem, as there.
+ */
+import type { Problem } from '../../errors/problem.ts'
+import type { HeaderMap } from '../../diff/index.ts'
+import { AbortFlag } from '../../async/abort-flag.ts'
+import { exceeds } from '../policy/body-bound.ts'
+import { concatChunks, type StreamEnd } from '../upstream/bounded-body.ts'
+import { headerMapOfFields } from '../upstream/header-map.ts'
+import type { Http1Client } from '../upstream/http1-client.ts'
+import type { ReadControl, ResponseRelay } from '../upstream/http1-response.ts'
+import type { Framing, ResponseHead } from '../upstream/response-head.ts'
+import { toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
+import { liveFailureProblem } from './problem-response.ts'
+import type { LiveBodyWatcher } from './pending-comparison.ts'
+
+/**
+ * The client's side of one response on the raw server
+ * (`server/raw-connection.ts`): it writes HTTP/1.1 to the client's socket.
+ */
+export interface ClientSide {
+  /** Live's head as the client's response head: the server drops the hop-by-hop fields and frames the body. */
+  head(head: ResponseHead, statusLine: string, framing: Framing): void
+  /**
+   * A piece of live's body, `data[from, to)` (valid during the call only).
+   * `false`: the client's buffer is full; `onDrain` is called once it has
+   * taken what was held.
+   */
+  body(data: Buffer, from: number, to: number): boolean
+  /** Live's response is through. */
+  end(): void
+  /** A Problem in place of live's response: no head went out. */
+  problem(problem: Problem): void
+  /** Live broke off after its head went out: the client's response is cut and its connection closed. */
+  broken(): void
+  /** Set by the relay: the client's buffer has room again. */
+  onDrain: (() => void) | undefined
+  /** Set by the relay: the client went away before the response was through. */
+  onGone: ((reason: unknown) => void) | undefined
+}
+
+/** What the comparison is told of live's response (`PendingComparison`). */
+export interface LiveWatcher extends LiveBodyWatcher {
+  liveAnswered(status: number, headers: HeaderMap, started: number): void
+  liveFailed(error: UpstreamError, latencyMs: number): void
+}
+
+export interface LiveRequest {
+  readonly method: string
+  readonly pathAndQuery: string
+  readonly headers: Headers
+  readonly body: Uint8Array | null
+}
+
+const EMPTY = new Uint8Array(0)
+
+/** How a relayed exchange ended for the client. */
+export interface RelayOutcome {
+  /** The status the client got: live's, or the Problem's when live gave no head. */
+  readonly status: number
+  /** Why live gave no head (the client got a 502 or 504); undefined once live's head went out. */
+  readonly noResponse: UpstreamError | undefined
+}
+
+/**
+ * Relays live's response to `side`. Never rejects.
+ * @param maxBodyBytes the bound of the copy kept for `watcher` (0: all)
+ */
+export async function relayLive(
+  client: Http1Client,
+  request: LiveRequest,
+  side: ClientSide,
+  maxBodyBytes: number,
+  watcher?: LiveWatcher,
+): Promise<RelayOutcome> {
+  const relay = new LiveRelay(side, maxBodyBytes, watcher)
+  try {
+    await client.relay(
+      { method: request.method, pathAndQuery: request.pathAndQuery, headers: request.headers, body: request.body, signal: relay.abort },
+      relay,
+    )
+  } catch (error) {
+    return relay.failed(toUpstreamError(error, 'live', relay.abort))
+  }
+  relay.completed()
+  return { status: relay.status, noResponse: undefined }
+}
+
+/** One relayed response: what went out, the copy kept, the client's backpressure. */
+class LiveRelay implements ResponseRelay {
+  reading: ReadControl | undefined
+  /** Ended by the client going away: the exchange stops and live's connection is not reused. */
+  readonly abort = new AbortFlag()
+  status = 0
+  private readonly started = performance.now()
+  private headSent = false
+  private copy: Uint8Array[] | undefined
+  private copied = 0
+  private paused = false
+
+  constructor(
+    private readonly side: ClientSide,
+    private readonly maxBodyBytes: number,
+    private readonly watcher: LiveWatcher | undefined,
+  ) {
+    side.onGone = (reason) => this.abort.abort(reason)
+  }
+
+  head(head: ResponseHead, statusLine: string, framing: Framing): void {
+    this.status = head.status
+    const { watcher } = this
+    if (watcher !== undefined) {
+      watcher.liveAnswered(head.status, headerMapOfFields(head.fields, head.setCookies), this.started)
+      const control = watcher.liveCopy
+      if (!control.dropped) {
+        this.copy = []
+        // The comparison was abandoned (its timeout, the drain): nothing more is kept.
+        control.drop = () => (this.copy = undefined)
+      }
+    }
+    this.headSent = true
+    this.side.head(head, statusLine, framing)
+  }
+
+  body(data: Buffer, from: number, to: number): void {
+    const copy = this.copy
+    if (copy !== undefined) {
+      const length = to - from
+      this.copied += length
+      // Past the bound, or refused by the budget (the comparison is then abandoned): live goes on.
+      if (exceeds(this.copied, this.maxBodyBytes) || this.watcher!.liveCopy.reserve?.(length) === false) this.copy = undefined
+      else {
+        const piece = new Uint8Array(length)
+        data.copy(piece, 0, from, to)
+        copy.push(piece)
+      }
+    }
+    if (!this.side.body(data, from, to) && !this.paused && this.reading !== undefined) {
+      this.paused = true
+      this.reading.pause()
+      this.side.onDrain = () => {
+        this.paused = false
+        this.side.onDrain = undefined
+        this.reading?.resume()
+      }
+    }
+  }
+
+  /** Live's response is through: the client's response ends, then the comparison is told. */
+  completed(): void {
+    this.side.end()
+    const { watcher } = this
+    if (watcher === undefined) return
+    const copy = this.copy
+    const end: StreamEnd =
+      copy === undefined ? { kind: 'too-large' } : { kind: 'complete', bytes: copy.length === 0 ? EMPTY : concatChunks(copy, this.copied) }
+    this.copy = undefined
+    watcher.liveBodyEnded(end)
+  }
+
+  /** Live gave no response, or broke off: what the client got. */
+  failed(error: UpstreamError): RelayOutcome {
+    const { watcher } = this
+    if (this.abort.aborted) {
+      // The client went away: nobody to answer. Counted as nginx counts it, 499 before live's head.
+      watcher?.liveBodyEnded({ kind: 'cancelled' })
+      return { status: this.status || CLIENT_CLOSED_REQUEST, noResponse: undefined }
+    }
+    if (this.headSent) {
+      this.side.broken()
+      watcher?.liveBodyEnded({ kind: 'failed', error })
+      return { status: this.status, noResponse: undefined }
+    }
+    const problem = liveFailureProblem(error)
+    this.side.problem(problem)
+    watcher?.liveFailed(error, Math.round(performance.now() - this.started))
+    return { status: problem.status, noResponse: error }
+  }
+}
+
+const CLIENT_CLOSED_REQUEST = 499

@@ -1,0 +1,247 @@
+/**
+ * One client connection of the raw server (docs/proxy.md "The raw
+ * server"): requests read one at a time, each handed to the shadow
+ * handler's `relay` and its response written as live's relay gives it,
+ * with the client's backpressure. A pipelining client's next request waits
+ * in `held` until the response before it is through. The first request the
+ * raw server does not take (`request-head.ts`), and everything after it on
+ * the connection, goes to Bun.serve (`splice.ts`).
+ */
+import type { Problem } from '../../errors/problem.ts'
+import type { ClientSide } from '../pipeline/relay-live.ts'
+import type { RelayedRequest } from '../pipeline/shadow-handler.ts'
+import type { Framing, ResponseHead } from '../upstream/response-head.ts'
+import { RAW_MAX_BODY_BYTES, RAW_MAX_HEAD_BYTES, scanRequestHead, type RequestHead } from './request-head.ts'
+import { CHUNK_END, chunkSizeLine, clientHead, LAST_CHUNK, problemResponseText } from './response-writer.ts'
+
+/** What a connection needs of its server (`raw-server.ts`). */
+export interface RawServerContext {
+  relay(request: RelayedRequest, side: ClientSide): Promise<void>
+  /** Hands the connection to Bun.serve, `bytes` (what it sent from the request not taken on) first. */
+  splice(connection: RawConnection, bytes: Buffer): void
+  /** Shutting down: a connection closes once its response is through. */
+  readonly stopping: boolean
+  /** The connection closed. */
+  closed(connection: RawConnection): void
+}
+
+/** Where a spliced connection's bytes go (`splice.ts`). */
+export interface SplicedTo {
+  /** Bytes from the client. */
+  fromClient(chunk: Buffer): void
+  /** The client's socket has room again. */
+  clientWritable(): void
+  /** The client's connection closed. */
+  clientClosed(): void
+}
+
+/** Bytes a client may send ahead of its response before its connection stops being read. */
+const MAX_HELD_BYTES = RAW_MAX_HEAD_BYTES + RAW_MAX_BODY_BYTES
+const CHUNK_END_BYTES = CHUNK_END.length
+
+export class RawConnection implements ClientSide {
+  onDrain: (() => void) | undefined
+  onGone: ((reason: unknown) => void) | undefined
+  /** A request is being answered. */
+  busy = false
+  /** Set once the connection goes to Bun.serve: where its bytes go from then on. */
+  spliced: SplicedTo | undefined
+  closed = false
+  /** Bytes read and not yet taken: the rest of a request, or the requests after it. */
+  private held: Buffer | undefined
+  /** Whether `held` is the socket's own buffer (valid during its data callback only). */
+  private heldBorrowed = false
+  /** How far the search for the end of the head in `held` has looked. */
+  private searched = 0
+  /** A head read whose body is not all in yet. */
+  private waiting: { readonly head: RequestHead; readonly bodyStart: number } | undefined
+  private readPaused = false
+  private closeAfter = false
+  private chunked = false
+  /** The response head, written with the first piece of the body (one write for a small response). */
+  private pendingHead: string | undefined
+  /** Bytes the socket did not take yet. */
+  private unsent: Buffer | undefined
+  private endWhenFlushed = false
+  /** The current response's head was given (written, or waiting for the body's first piece). */
+  private headGiven = false
+
+  constructor(
+    readonly socket: Bun.Socket<RawConnection>,
+    readonly address: string,
+    private readonly server: RawServerContext,
+  ) {}
+
+  onData(chunk: Buffer): void {
+    if (this.spliced !== undefined) {
+      this.spliced.fromClient(chunk)
+      return
+    }
+    if (this.held === undefined) {
+      this.held = chunk
+      this.heldBorrowed = true
+    } else {
+      this.held = Buffer.concat([this.held, chunk])
+      this.heldBorrowed = false
+    }
+    if (!this.busy) this.readNext()
+    if (this.held !== undefined && this.heldBorrowed) {
+      this.held = Buffer.from(this.held)
+      this.heldBorrowed = false
+    }
+    if (this.held !== undefined && this.held.byteLength > MAX_HELD_BYTES && !this.readPaused) {
+      this.readPaused = true
+      this.socket.pause()
+    }
+  }
+
+  /** Takes the next request from `held`, when it is all in and none is being answered. */
+  private readNext(): void {
+    while (!this.busy && !this.closed && this.held !== undefined && this.spliced === undefined) {
+      const held = this.held
+      let waiting = this.waiting
+      if (waiting === undefined) {
+        const scan = scanRequestHead(held, 0, this.searched)
+        if (scan.kind === 'incomplete') {
+          this.searched = held.byteLength
+          return
+        }
+        this.searched = 0
+        if (scan.kind === 'elsewhere') {
+          this.held = undefined
+          this.server.splice(this, this.heldBorrowed ? Buffer.from(held) : held)
+          return
+        }
+        waiting = this.waiting = scan
+      }
+      const end = waiting.bodyStart + waiting.head.contentLength
+      if (held.byteLength < end) return
+      this.waiting = undefined
+      const body = waiting.head.contentLength === 0 ? null : new Uint8Array(held.subarray(waiting.bodyStart, end))
+      this.held = end === held.byteLength ? undefined : held.subarray(end)
+      this.start(waiting.head, body)
+    }
+    if (this.readPaused && (this.held === undefined || this.held.byteLength <= MAX_HELD_BYTES)) {
+      this.readPaused = false
+      this.socket.resume()
+    }
+  }
+
+  private start(head: RequestHead, body: Uint8Array | null): void {
+    this.busy = true
+    this.closeAfter = head.close
+    const headers = new Headers()
+    const { names, values } = head
+    for (let i = 0; i < names.length; i++) headers.append(names[i]!, values[i]!)
+    void this.server
+      .relay({ method: head.method, target: head.target, headers, body, clientAddress: this.address }, this)
+      .then(() => this.responseDone())
+  }
+
+  private responseDone(): void {
+    this.busy = false
+    this.onDrain = undefined
+    this.onGone = undefined
+    this.chunked = false
+    this.pendingHead = undefined
+    this.headGiven = false
+    if (this.closed) return
+    if (this.closeAfter || this.server.stopping) {
+      this.closeWhenFlushed()
+      return
+    }
+    this.readNext()
+  }
+
+  head(head: ResponseHead, statusLine: string, framing: Framing): void {
+    this.headGiven = true
+    const out = clientHead(head, statusLine, framing, this.closeAfter || this.server.stopping)
+    this.chunked = out.chunked
+    this.pendingHead = out.text
+  }
+
+  body(data: Buffer, from: number, to: number): boolean {
+    const length = to - from
+    if (length === 0) return true
+    const prefix = (this.pendingHead ?? '') + (this.chunked ? chunkSizeLine(length) : '')
+    this.pendingHead = undefined
+    if (prefix.length === 0) return this.write(data.subarray(from, to), true)
+    const suffix = this.chunked ? CHUNK_END_BYTES : 0
+    const bytes = Buffer.allocUnsafe(prefix.length + length + suffix)
+    bytes.write(prefix, 0, 'latin1')
+    data.copy(bytes, prefix.length, from, to)
+    if (suffix > 0) bytes.write(CHUNK_END, prefix.length + length, 'latin1')
+    return this.write(bytes, false)
+  }
+
+  end(): void {
+    const tail = (this.pendingHead ?? '') + (this.chunked ? LAST_CHUNK : '')
+    this.pendingHead = undefined
+    if (tail.length > 0) this.write(Buffer.from(tail, 'latin1'), false)
+  }
+
+  problem(problem: Problem): void {
+    // After live's head (a bug past it): a second response would corrupt the stream; the client sees a cut one.
+    if (this.headGiven) {
+      this.broken()
+      return
+    }
+    this.pendingHead = undefined
+    this.write(Buffer.from(problemResponseText(problem, this.closeAfter || this.server.stopping)), false)
+  }
+
+  broken(): void {
+    // The client must see the response cut, not a shorter one that looks whole.
+    this.socket.terminate()
+  }
+
+  /** Writes `bytes`; false when the socket did not take them all (the rest is held, in order). */
+  private write(bytes: Buffer, borrowed: boolean): boolean {
+    if (this.closed) return true
+    if (this.unsent !== undefined) {
+      this.unsent = Buffer.concat([this.unsent, bytes])
+      return false
+    }
+    const written = this.socket.write(bytes)
+    if (written >= bytes.byteLength) return true
+    const rest = bytes.subarray(Math.max(0, written))
+    this.unsent = borrowed ? Buffer.from(rest) : rest
+    return false
+  }
+
+  onWritable(): void {
+    if (this.spliced !== undefined) {
+      this.spliced.clientWritable()
+      return
+    }
+    const rest = this.unsent
+    if (rest === undefined) return
+    const written = this.socket.write(rest)
+    if (written < rest.byteLength) {
+      this.unsent = rest.subarray(Math.max(0, written))
+      return
+    }
+    this.unsent = undefined
+    if (this.endWhenFlushed) {
+      this.socket.end()
+      return
+    }
+    this.onDrain?.()
+  }
+
+  /** Closes once what is held is written (an idle connection at shutdown, or one whose client said close). */
+  closeWhenFlushed(): void {
+    if (this.unsent !== undefined) this.endWhenFlushed = true
+    else this.socket.end()
+  }
+
+  onClose(): void {
+    if (this.closed) return
+    this.closed = true
+    this.held = undefined
+    this.unsent = undefined
+    if (this.busy) this.onGone?.(new Error('the client closed the connection'))
+    this.spliced?.clientClosed()
+    this.server.closed(this)
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The raw server's response to the client (RFC 9112): live's head with the
+ * hop-by-hop fields dropped (as `clientResponseHeaders` drops them on the
+ * Bun.serve path), and the body framed as live framed it where it can be
+ * passed on as is: by its Content-Length, or none. A chunked body, or one
+ * read until live closed its connection, is sent chunked (re-framed piece
+ * by piece), so that the client's connection outlives live's. No I/O here.
+ */
+import type { Problem } from '../../errors/problem.ts'
+import { PROBLEM_CONTENT_TYPE } from '../../errors/problem.ts'
+import { HOP_BY_HOP_HEADERS } from '../policy/forward-headers.ts'
+import type { Framing, ResponseHead } from '../upstream/response-head.ts'
+
+const HOP_BY_HOP = new Set<string>(HOP_BY_HOP_HEADERS)
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+export interface ClientHead {
+  /** The head, its final empty line included. */
+  readonly text: string
+  /** The body goes out chunked (`chunk()`, then LAST_CHUNK). */
+  readonly chunked: boolean
+}
+
+/**
+ * @param statusLine live's status line, for its reason phrase
+ * @param close the client's connection closes after this response (`Connection: close` is said)
+ */
+export function clientHead(head: ResponseHead, statusLine: string, framing: Framing, close: boolean): ClientHead {
+  const chunked = framing.kind === 'chunked' || framing.kind === 'close'
+  let text = `HTTP/1.1 ${head.status} ${reasonOf(statusLine)}\r\n`
+  const { fields } = head
+  const named = fields['connection'] === undefined ? undefined : connectionOptions(fields['connection'])
+  for (const name in fields) {
+    if (HOP_BY_HOP.has(name) || named?.has(name) === true) continue
+    // Framed anew: a length would contradict the chunks.
+    if (chunked && name === 'content-length') continue
+    text += `${name}: ${fields[name]}\r\n`
+  }
+  for (const cookie of head.setCookies) if (named?.has('set-cookie') !== true) text += `set-cookie: ${cookie}\r\n`
+  if (chunked) text += 'transfer-encoding: chunked\r\n'
+  if (close) text += 'connection: close\r\n'
+  return { text: `${text}\r\n`, chunked }
+}
+
+/** The proxy's own answer (a Problem) as a whole response. */
+export function problemResponseText(problem: Problem, close: boolean): string {
+  const body = JSON.stringify(problem)
+  return (
+    `HTTP/1.1 ${problem.status} ${REASONS[problem.status] ?? ''}\r\n` +
+    `content-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    (close ? 'connection: close\r\n' : '') +
+    `\r\n${body}`
+  )
+}
+
+/** The size line of a chunk of `length` bytes (its data and CRLF follow). */
+export function chunkSizeLine(length: number): string {
+  return `${length.toString(16)}\r\n`
+}
+
+export const CHUNK_END = '\r\n'
+export const LAST_CHUNK = '0\r\n\r\n'
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  504: 'Gateway Timeout',
+}
+
+/** The reason phrase of `HTTP/1.1 200 OK`: what follows the status code, possibly nothing. */
+function reasonOf(statusLine: string): string {
+  const space = statusLine.indexOf(' ', statusLine.indexOf(' ') + 1)
+  return space === -1 ? '' : statusLine.slice(space + 1)
+}
+
+/** The field names a Connection field lists (options that are not tokens name none). */
+function connectionOptions(value: string): Set<string> {
+  const names = new Set<string>()
+  for (const option of value.split(',')) {
+    const name = option.trim().toLowerCase()
+    if (TOKEN.test(name)) names.add(name)
+  }
+  return names
+}
