@@ -63,10 +63,18 @@ const EMPTY = new Uint8Array(0)
 
 /** How a relayed exchange ended for the client. */
 export interface RelayOutcome {
-  /** The status the client got: live's, or the Problem's when live gave no head. */
+  /** The status the client got: live's, or the Problem's when live gave no head; 499 when the client left before either. */
   readonly status: number
+  /**
+   * When the client's response began (performance.now()): what the
+   * server's duration histogram measures, the body's transfer left out, as
+   * on the Bun.serve path.
+   */
+  readonly respondedAt: number
   /** Why live gave no head (the client got a 502 or 504); undefined once live's head went out. */
   readonly noResponse: UpstreamError | undefined
+  /** The client left before live's head: nobody was answered. */
+  readonly clientLeft: boolean
 }
 
 /**
@@ -90,7 +98,7 @@ export async function relayLive(
     return relay.failed(toUpstreamError(error, 'live', relay.abort))
   }
   relay.completed()
-  return { status: relay.status, noResponse: undefined }
+  return { status: relay.status, respondedAt: relay.respondedAt, noResponse: undefined, clientLeft: false }
 }
 
 /** One relayed response: what went out, the copy kept, the client's backpressure. */
@@ -99,6 +107,8 @@ class LiveRelay implements ResponseRelay {
   /** Ended by the client going away: the exchange stops and live's connection is not reused. */
   readonly abort = new AbortFlag()
   status = 0
+  /** When the client's response began: live's head in, or the Problem sent (performance.now()). */
+  respondedAt = 0
   private readonly started = performance.now()
   private headSent = false
   private copy: Uint8Array[] | undefined
@@ -126,6 +136,7 @@ class LiveRelay implements ResponseRelay {
       }
     }
     this.headSent = true
+    this.respondedAt = performance.now()
     this.side.head(head, statusLine, framing)
   }
 
@@ -155,6 +166,9 @@ class LiveRelay implements ResponseRelay {
 
   /** Live's response is through: the client's response ends, then the comparison is told. */
   completed(): void {
+    this.side.onDrain = undefined
+    // Paused on its last piece: read again, so that the idle connection notices a close.
+    if (this.paused) this.reading?.resume()
     this.side.end()
     const { watcher } = this
     if (watcher === undefined) return
@@ -171,17 +185,18 @@ class LiveRelay implements ResponseRelay {
     if (this.abort.aborted) {
       // The client went away: nobody to answer. Counted as nginx counts it, 499 before live's head.
       watcher?.liveBodyEnded({ kind: 'cancelled' })
-      return { status: this.status || CLIENT_CLOSED_REQUEST, noResponse: undefined }
+      if (this.headSent) return { status: this.status, respondedAt: this.respondedAt, noResponse: undefined, clientLeft: false }
+      return { status: CLIENT_CLOSED_REQUEST, respondedAt: performance.now(), noResponse: undefined, clientLeft: true }
     }
     if (this.headSent) {
       this.side.broken()
       watcher?.liveBodyEnded({ kind: 'failed', error })
-      return { status: this.status, noResponse: undefined }
+      return { status: this.status, respondedAt: this.respondedAt, noResponse: undefined, clientLeft: false }
     }
     const problem = liveFailureProblem(error)
     this.side.problem(problem)
     watcher?.liveFailed(error, Math.round(performance.now() - this.started))
-    return { status: problem.status, noResponse: error }
+    return { status: problem.status, respondedAt: performance.now(), noResponse: error, clientLeft: false }
   }
 }
 

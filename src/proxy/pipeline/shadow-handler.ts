@@ -35,7 +35,7 @@ import { RefusalWindow } from '../policy/refusal-window.ts'
 import { createSampler, type RandomSource } from '../policy/sampler.ts'
 import { Semaphore } from '../policy/semaphore.ts'
 import type { ShadowSettings } from '../policy/shadow-settings.ts'
-import type { CaptureSink } from '../sinks/capture-sink.ts'
+import type { CaptureSink, SinkOutcome } from '../sinks/capture-sink.ts'
 import { createDiffLogSink } from '../sinks/diff-log-sink.ts'
 import type { UpstreamPool } from '../upstream/upstream-client.ts'
 import { createUpstreamPool } from '../upstream/upstream-pool.ts'
@@ -299,7 +299,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
           // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
           reservation.release()
           outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
-          reportNotAttempted(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
+          // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
+          if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
+          else reportNotAttempted(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
         } else {
           const comparison = new PendingComparison(context, admitted, reservation)
           comparison.start(tasks)
@@ -307,7 +309,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         }
       }
     }
-    server.observe(method, outcome.status, (performance.now() - started) / 1000)
+    server.observe(method, outcome.status, (outcome.respondedAt - started) / 1000)
   }
 
   return {
@@ -357,6 +359,7 @@ function clientRequestIdOf(headers: Headers): string | undefined {
 }
 
 const MAX_LOGGED_REQUEST_ID = 128
+const REPORT_FAILED: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
 
 /** A bug, not an upstream failure (those are answered 502/504): nothing internal is said. */
 const INTERNAL_PROBLEM: Problem = {

@@ -38,6 +38,8 @@ export interface SplicedTo {
 /** Bytes a client may send ahead of its response before its connection stops being read. */
 const MAX_HELD_BYTES = RAW_MAX_HEAD_BYTES + RAW_MAX_BODY_BYTES
 const CHUNK_END_BYTES = CHUNK_END.length
+/** The first buffer a request arriving in pieces is gathered in. */
+const MIN_HELD_BYTES = 16 * 1024
 
 export class RawConnection implements ClientSide {
   onDrain: (() => void) | undefined
@@ -49,6 +51,8 @@ export class RawConnection implements ClientSide {
   closed = false
   /** Bytes read and not yet taken: the rest of a request, or the requests after it. */
   private held: Buffer | undefined
+  /** The buffer `held` grows in (`append`). */
+  private room: Buffer | undefined
   /** Whether `held` is the socket's own buffer (valid during its data callback only). */
   private heldBorrowed = false
   /** How far the search for the end of the head in `held` has looked. */
@@ -57,6 +61,8 @@ export class RawConnection implements ClientSide {
   private waiting: { readonly head: RequestHead; readonly bodyStart: number } | undefined
   private readPaused = false
   private closeAfter = false
+  /** The method of the request being answered (a HEAD's answer has no body). */
+  private method = ''
   private chunked = false
   /** The response head, written with the first piece of the body (one write for a small response). */
   private pendingHead: string | undefined
@@ -81,7 +87,7 @@ export class RawConnection implements ClientSide {
       this.held = chunk
       this.heldBorrowed = true
     } else {
-      this.held = Buffer.concat([this.held, chunk])
+      this.held = this.append(this.held, chunk)
       this.heldBorrowed = false
     }
     if (!this.busy) this.readNext()
@@ -95,9 +101,31 @@ export class RawConnection implements ClientSide {
     }
   }
 
-  /** Takes the next request from `held`, when it is all in and none is being answered. */
+  /**
+   * `held` with `chunk` after it, in a buffer that doubles as it grows, so
+   * that a body trickled in small pieces is copied a bounded number of
+   * times, not once per piece.
+   */
+  private append(held: Buffer, chunk: Buffer): Buffer {
+    const length = held.byteLength + chunk.byteLength
+    let room = this.room
+    if (room === undefined || room.buffer !== held.buffer || held.byteOffset !== room.byteOffset || length > room.byteLength) {
+      room = Buffer.allocUnsafe(Math.max(length, held.byteLength * 2, MIN_HELD_BYTES))
+      held.copy(room, 0)
+      this.room = room
+    }
+    chunk.copy(room, held.byteLength)
+    return room.subarray(0, length)
+  }
+
+  /**
+   * Takes the next request from `held`, when it is all in, none is being
+   * answered, and the client has taken the last response (a pipelining
+   * client's next request then waits in `held`, read no further than
+   * MAX_HELD_BYTES; a spliced one must not overtake the bytes still unsent).
+   */
   private readNext(): void {
-    while (!this.busy && !this.closed && this.held !== undefined && this.spliced === undefined) {
+    while (!this.busy && !this.closed && this.unsent === undefined && this.held !== undefined && this.spliced === undefined) {
       const held = this.held
       let waiting = this.waiting
       if (waiting === undefined) {
@@ -119,6 +147,7 @@ export class RawConnection implements ClientSide {
       this.waiting = undefined
       const body = waiting.head.contentLength === 0 ? null : new Uint8Array(held.subarray(waiting.bodyStart, end))
       this.held = end === held.byteLength ? undefined : held.subarray(end)
+      if (this.held === undefined) this.room = undefined
       this.start(waiting.head, body)
     }
     if (this.readPaused && (this.held === undefined || this.held.byteLength <= MAX_HELD_BYTES)) {
@@ -130,6 +159,7 @@ export class RawConnection implements ClientSide {
   private start(head: RequestHead, body: Uint8Array | null): void {
     this.busy = true
     this.closeAfter = head.close
+    this.method = head.method
     const headers = new Headers()
     const { names, values } = head
     for (let i = 0; i < names.length; i++) headers.append(names[i]!, values[i]!)
@@ -158,6 +188,16 @@ export class RawConnection implements ClientSide {
     const out = clientHead(head, statusLine, framing, this.closeAfter || this.server.stopping)
     this.chunked = out.chunked
     this.pendingHead = out.text
+    // Written with the body's first piece when it came in the same read (one write for a small
+    // response); otherwise on its own once this read is through, never held for a body that is slow to come.
+    queueMicrotask(this.flushHead)
+  }
+
+  private readonly flushHead = () => {
+    const head = this.pendingHead
+    if (head === undefined) return
+    this.pendingHead = undefined
+    this.write(Buffer.from(head, 'latin1'), false)
   }
 
   body(data: Buffer, from: number, to: number): boolean {
@@ -187,7 +227,7 @@ export class RawConnection implements ClientSide {
       return
     }
     this.pendingHead = undefined
-    this.write(Buffer.from(problemResponseText(problem, this.closeAfter || this.server.stopping)), false)
+    this.write(Buffer.from(problemResponseText(problem, this.closeAfter || this.server.stopping, this.method !== 'HEAD')), false)
   }
 
   broken(): void {
@@ -227,6 +267,12 @@ export class RawConnection implements ClientSide {
       return
     }
     this.onDrain?.()
+    if (!this.busy) this.readNext()
+  }
+
+  /** Between requests: none being answered, none partly read. */
+  get idle(): boolean {
+    return !this.busy && this.held === undefined && this.spliced === undefined
   }
 
   /** Closes once what is held is written (an idle connection at shutdown, or one whose client said close). */

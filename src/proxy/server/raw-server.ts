@@ -87,7 +87,8 @@ export function serveRaw(options: RawServerOptions): RawServer {
       const deadline = performance.now() + boundMs
       listener.stop(false)
       // Idle connections close now; one answering a request closes once its response is through.
-      for (const connection of connections) if (!connection.busy && connection.spliced === undefined) connection.closeWhenFlushed()
+      // A request partly read (a body still arriving) is let finish, as Bun.serve lets one it has begun.
+      for (const connection of connections) if (connection.idle) connection.closeWhenFlushed()
       const fallbackStopped = fallback.stop(false)
       if (connections.size > 0) {
         await new Promise<void>((resolve) => {

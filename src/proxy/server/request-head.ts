@@ -42,6 +42,8 @@ const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** Visible ASCII, space and tab: anything else (obs-text, controls) is Bun's to judge. */
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/
 const DIGITS = /^\d{1,15}$/
+/** Optional white space (RFC 9110 section 5.6.3) at either end of a field value. */
+const OWS_EDGES = /^[ \t]+|[ \t]+$/g
 const UPPER_CASE = /[A-Z]/
 const CR = 13
 const LF = 10
@@ -82,8 +84,11 @@ export function scanRequestHead(data: Buffer, from: number, searchFrom = from): 
     let name = line.slice(0, colon)
     if (!FIELD_NAME.test(name)) return elsewhere('field name')
     if (UPPER_CASE.test(name)) name = name.toLowerCase()
-    const value = line.slice(colon + 1).trim()
-    if (!FIELD_VALUE.test(value)) return elsewhere('field value')
+    // Checked before it is trimmed, and trimmed of spaces and tabs only: String#trim also takes
+    // vertical tabs, form feeds and no-break spaces, which would make `Content-Length: \v5` a 5.
+    const raw = line.slice(colon + 1)
+    if (!FIELD_VALUE.test(raw)) return elsewhere('field value')
+    const value = raw.replace(OWS_EDGES, '')
     switch (name) {
       case 'transfer-encoding':
       case 'upgrade':

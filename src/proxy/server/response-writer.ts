@@ -32,8 +32,11 @@ export function clientHead(head: ResponseHead, statusLine: string, framing: Fram
   const named = fields['connection'] === undefined ? undefined : connectionOptions(fields['connection'])
   for (const name in fields) {
     if (HOP_BY_HOP.has(name) || named?.has(name) === true) continue
-    // Framed anew: a length would contradict the chunks.
-    if (chunked && name === 'content-length') continue
+    if (name === 'content-length') {
+      // Framed anew, a length would contradict the chunks; repeated equal lengths are said once.
+      if (!chunked) text += `content-length: ${framing.kind === 'length' ? framing.length : fields[name]}\r\n`
+      continue
+    }
     text += `${name}: ${fields[name]}\r\n`
   }
   for (const cookie of head.setCookies) if (named?.has('set-cookie') !== true) text += `set-cookie: ${cookie}\r\n`
@@ -42,14 +45,17 @@ export function clientHead(head: ResponseHead, statusLine: string, framing: Fram
   return { text: `${text}\r\n`, chunked }
 }
 
-/** The proxy's own answer (a Problem) as a whole response. */
-export function problemResponseText(problem: Problem, close: boolean): string {
+/**
+ * The proxy's own answer (a Problem) as a whole response.
+ * @param withBody false for a HEAD request's: its length is said, its body is not sent
+ */
+export function problemResponseText(problem: Problem, close: boolean, withBody = true): string {
   const body = JSON.stringify(problem)
   return (
     `HTTP/1.1 ${problem.status} ${REASONS[problem.status] ?? ''}\r\n` +
     `content-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
     (close ? 'connection: close\r\n' : '') +
-    `\r\n${body}`
+    `\r\n${withBody ? body : ''}`
   )
 }
 

@@ -26,6 +26,8 @@ export class Connection implements ReadControl {
   headAt = 0
   /** Whether the current exchange's request went out whole. */
   requestWritten = false
+  /** Its reading is paused (`pause`). */
+  private paused = false
   /** Set while the connection is in an idle list, to take it out when it closes there. */
   onIdleClose: ((connection: Connection) => void) | undefined
   private reader: ResponseReader | undefined
@@ -46,6 +48,8 @@ export class Connection implements ReadControl {
     if (this.closed) return Promise.reject(this.reused ? new StaleConnectionError() : closedError())
     this.reader = reader
     if (reader.relay !== undefined) reader.relay.reading = this
+    // A relay that paused it for a slow client may have ended before it resumed it.
+    if (this.paused) this.resume()
     this.headAt = 0
     this.requestWritten = false
     this.signal = signal
@@ -110,10 +114,12 @@ export class Connection implements ReadControl {
 
   /** Stops reading: a relayed response's client is not taking bytes as fast as they come. */
   pause(): void {
+    this.paused = true
     this.socket?.pause()
   }
 
   resume(): void {
+    this.paused = false
     this.socket?.resume()
   }
 

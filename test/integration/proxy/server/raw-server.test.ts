@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startHostileUpstream, type HostileUpstream } from '../../../support/hostile-upstream.ts'
-import { startUpstream, waitFor, type TestUpstream } from '../../../support/upstreams.ts'
+import { freePort, startUpstream, waitFor, type TestUpstream } from '../../../support/upstreams.ts'
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from '../proxy-harness.ts'
 
 const LARGE_BYTES = 4 * 1024 * 1024
@@ -43,6 +43,11 @@ beforeAll(async () => {
         await Bun.sleep(5)
       }
       c.end()
+    },
+    '/late-body': async (c) => {
+      c.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 4\r\n\r\n')
+      await Bun.sleep(800)
+      c.write('late')
     },
     '/slow': async (c) => {
       await Bun.sleep(300)
@@ -207,15 +212,62 @@ describe('the raw server', () => {
   })
 
   test('holds live back while the client does not read, and the client gets every byte', async () => {
+    await withRawProxy(
+      live.url,
+      async (proxy) => {
+        const { text } = await rawClient(proxy.url, 'GET /large HTTP/1.1\r\nHost: proxy.test\r\n\r\n', (t) => responsesIn(t) >= 1, { pauseMs: 300 })
+        const body = text.slice(text.indexOf('\r\n\r\n') + 4)
+        expect(body.length).toBe(LARGE_BYTES)
+        expect(/^y+$/.test(body)).toBe(true)
+        const accounting = await proxy.settled()
+        expect(accounting.received).toBe(1)
+        // 4 MiB is under SVC_APP_MAX_BODY_SIZE: compared (the shadow answers otherwise: an error or a diff).
+        expect(accounting.compared).toBe(1)
+        // Live's connection went back to the pool paused by the slow client: it must answer the next request.
+        const next = await fetch(`${proxy.url}/next`)
+        expect(next.status).toBe(200)
+      },
+      // One live connection, so that the next request takes the one the slow client paused.
+      { SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '1', SVC_APP_LIVE_TIMEOUT: '2s' },
+    )
+  })
+
+  test('a pipelined request handed to Bun.serve waits until the client has taken the response before it', async () => {
     await withRawProxy(live.url, async (proxy) => {
-      const { text } = await rawClient(proxy.url, 'GET /large HTTP/1.1\r\nHost: proxy.test\r\n\r\n', (t) => responsesIn(t) >= 1, { pauseMs: 300 })
-      const body = text.slice(text.indexOf('\r\n\r\n') + 4)
-      expect(body.length).toBe(LARGE_BYTES)
-      expect(/^y+$/.test(body)).toBe(true)
-      const accounting = await proxy.settled()
-      expect(accounting.received).toBe(1)
-      // 4 MiB is under SVC_APP_MAX_BODY_SIZE: compared (the shadow answers otherwise: an error or a diff).
-      expect(accounting.compared).toBe(1)
+      const large = 'GET /large HTTP/1.1\r\nHost: proxy.test\r\n\r\n'
+      const chunked = 'POST /upload HTTP/1.1\r\nHost: proxy.test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'
+      const { text } = await rawClient(proxy.url, large + chunked, (t) => responsesIn(t) >= 2, { pauseMs: 300 })
+      const first = text.indexOf('\r\n\r\n') + 4
+      expect(/^y+$/.test(text.slice(first, first + LARGE_BYTES))).toBe(true)
+      expect(text.slice(first + LARGE_BYTES).startsWith('HTTP/1.1 200')).toBe(true)
+      expect(text).toEndWith('{"path":"/upload"}')
+    })
+  })
+
+  test("sends live's head as soon as it is in, before a body that is slow to come", async () => {
+    await withRawProxy(hostile.url, async (proxy) => {
+      const started = performance.now()
+      let headAt = 0
+      const { text } = await rawClient(proxy.url, 'GET /late-body HTTP/1.1\r\nHost: proxy.test\r\n\r\n', (t) => {
+        if (headAt === 0 && t.includes('\r\n\r\n')) headAt = performance.now()
+        return t.endsWith('late')
+      })
+      expect(text).toEndWith('\r\n\r\nlate')
+      // Live waits 800 ms between its head and its body.
+      expect(headAt - started).toBeLessThan(600)
+    })
+  })
+
+  test("a HEAD request's 502 has no body, and the connection stays in step", async () => {
+    const refused = `http://127.0.0.1:${freePort()}`
+    await withRawProxy(refused, async (proxy) => {
+      const both = 'HEAD /a HTTP/1.1\r\nHost: proxy.test\r\n\r\nGET /b HTTP/1.1\r\nHost: proxy.test\r\n\r\n'
+      const { text } = await rawClient(proxy.url, both, (t) => t.endsWith('}'))
+      const [headAnswer, rest] = [text.slice(0, text.indexOf('\r\n\r\n') + 4), text.slice(text.indexOf('\r\n\r\n') + 4)]
+      expect(headAnswer.startsWith('HTTP/1.1 502 Bad Gateway')).toBe(true)
+      expect(headAnswer.toLowerCase()).toContain('content-length: ')
+      expect(rest.startsWith('HTTP/1.1 502 Bad Gateway')).toBe(true)
+      expect(JSON.parse(rest.slice(rest.indexOf('\r\n\r\n') + 4))).toMatchObject({ type: '/errors/bad-gateway' })
     })
   })
 

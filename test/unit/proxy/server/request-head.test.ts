@@ -58,6 +58,7 @@ describe('scanRequestHead', () => {
     ['a folded line with a colon', 'GET / HTTP/1.1\r\nHost: a\r\nX: 1\r\n Y: 2\r\n\r\n', 'field name'],
     ['a bare LF', 'GET / HTTP/1.1\nHost: a\r\n\r\n', 'bare LF'],
     ['a control character in a value', 'GET / HTTP/1.1\r\nHost: a\r\nX: a\u0001b\r\n\r\n', 'field value'],
+    ['a vertical tab before a length', 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \u000b5\r\n\r\n', 'field value'],
     ['obs-text in a value', 'GET / HTTP/1.1\r\nHost: a\r\nX: caf\u00e9\r\n\r\n', 'field value'],
     ['a field without a colon', 'GET / HTTP/1.1\r\nHost: a\r\nnonsense\r\n\r\n', 'field line'],
   ])('%s goes elsewhere', (_, wire, reason) => {
