@@ -143,6 +143,30 @@ describe('the proxy with two workers', () => {
     }
   }, TEST_TIMEOUT_MS)
 
+  test('with the raw server, both workers serve the one port and every request is counted once', async () => {
+    const running = await startWorkers({ SVC_APP_PROXY_SERVER: 'raw' })
+    try {
+      const pids = [...workerPids(running.spawned.records).values()]
+      // Held open, so that the kernel spreads them over both raw listeners (SO_REUSEPORT).
+      const sockets = await Promise.all(
+        Array.from({ length: 16 }, () => Bun.connect({ hostname: '127.0.0.1', port: running.port, socket: { data() {} } })),
+      )
+      try {
+        const owners = await waitForOwners(running.port, pids, 16)
+        for (const pid of pids) expect(owners.get(pid)).toBeGreaterThan(0)
+      } finally {
+        for (const socket of sockets) socket.end()
+      }
+      const requests = 20
+      for (let i = 0; i < requests; i++) expect((await freshGet(`${running.url}/json?i=${i}`)).status).toBe(200)
+      const text = await quiescentScrape(running.adminUrl)
+      expect(total(text, 'http_server_request_duration_seconds_count')).toBe(requests)
+      expect(total(text, 'svc_responses_compared_total')).toBe(requests)
+    } finally {
+      await running.spawned.stop()
+    }
+  }, TEST_TIMEOUT_MS)
+
   test('a worker killed under load is restarted and logged; requests on the other worker do not fail', async () => {
     const running = await startWorkers()
     try {
