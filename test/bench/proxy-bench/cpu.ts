@@ -21,6 +21,7 @@
  *   raw-pipeline   raw sockets, one pinned live connection per client connection, with our pipeline
  *                  (admission, PendingComparison, the diff log sink, metrics): the design's floor (raw-pipeline.ts)
  *   raw-pipeline-none  the same, sampling 0
+ *   raw-pipeline-relay the same, live through our pooled HTTP/1.1 client as the raw server asks it (relay-live.ts)
  *   serve-http1    Bun.serve in front, our HTTP/1.1 client to both upstreams (http1-floors.ts)
  *   serve-fetch    Bun.serve in front, fetch to live, our client to the shadow: ours without its pipeline (http1-floors.ts)
  *   ours-shadow    our proxy, shadowing and diffing every request
@@ -31,7 +32,7 @@
  *   cpu.ts minimal-shadow <port> <live> <shadow>
  *   cpu.ts raw-shadow <port> <live> <shadow>
  *   cpu.ts raw-http1 <port> <live> <shadow>
- *   cpu.ts raw-pipeline <port> <live> <shadow> <rate>
+ *   cpu.ts raw-pipeline <port> <live> <shadow> <rate> [pinned|relay]
  *   cpu.ts serve-http1 <port> <live> <shadow>
  *   cpu.ts serve-fetch <port> <live> <shadow>
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
@@ -69,7 +70,7 @@ import { freePort, processTree, startCpuRole, startFleet, startOurProxy, stop, w
 import { JAVASCRIPT_THREAD, threadsOf } from './threads.ts'
 
 /** The references that PROXY_CPU_PROCESSES runs as several processes on one port. */
-const SHAREABLE = ['minimal', 'minimal-shadow', 'raw-shadow', 'raw-pipeline', 'raw-pipeline-none', 'serve-http1', 'serve-fetch']
+const SHAREABLE = ['minimal', 'minimal-shadow', 'raw-shadow', 'raw-pipeline', 'raw-pipeline-none', 'raw-pipeline-relay', 'serve-http1', 'serve-fetch']
 const TICK_US = 1_000_000 / 100 // USER_HZ
 
 /** utime and stime of a process or thread, in µs. */
@@ -226,6 +227,7 @@ async function main(): Promise<void> {
     'raw-shadow',
     'raw-http1',
     'raw-pipeline',
+    'raw-pipeline-relay',
     'serve-http1',
     'serve-fetch',
     'ours-shadow',
@@ -258,9 +260,10 @@ async function main(): Promise<void> {
         targets.push({ name, pid: proxy.child.pid, url: `${proxy.url}/`, us: [], rps: [] })
       } else {
         const args = name === 'minimal' ? [String(p.proxy), at(p.live)] : [String(p.proxy), at(p.live), at(p.shadow)]
-        if (name.startsWith('raw-pipeline')) args.push(name.endsWith('-none') ? '0' : '1')
+        if (name.startsWith('raw-pipeline')) args.push(name.endsWith('-none') ? '0' : '1', name.endsWith('-relay') ? 'relay' : 'pinned')
         const copies = SHAREABLE.includes(name) ? REFERENCE_PROCESSES : 1
-        const role = copies > 1 ? ['group', String(copies), name.replace(/-none$/, '')] : [name.replace(/-none$/, '')]
+        const roleName = name.replace(/-(none|relay)$/, '')
+        const role = copies > 1 ? ['group', String(copies), roleName] : [roleName]
         const child = startCpuRole([...role, ...args])
         children.push(child)
         await waitForHttp(at(p.proxy))
@@ -313,7 +316,7 @@ if (role === 'group') {
 } else if (role === 'minimal') serveMinimal(Number(args[0]), args[1]!)
 else if (role === 'minimal-shadow') serveMinimalShadow(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'raw-shadow') serveRawShadow(Number(args[0]), args[1]!, args[2]!)
-else if (role === 'raw-pipeline') serveRawPipeline(Number(args[0]), args[1]!, args[2]!, Number(args[3]))
+else if (role === 'raw-pipeline') serveRawPipeline(Number(args[0]), args[1]!, args[2]!, Number(args[3]), args[4] === 'relay' ? 'relay' : 'pinned')
 else if (role === 'raw-http1') serveRawHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'serve-http1') serveHttp1(Number(args[0]), args[1]!, args[2]!)
 else if (role === 'serve-fetch') serveFetchHttp1(Number(args[0]), args[1]!, args[2]!)

@@ -49,6 +49,9 @@ import { ResponseReader } from '../../../src/proxy/upstream/http1-response.ts'
 import type { ShadowClient, ShadowRequest, WholeResponse } from '../../../src/proxy/upstream/upstream-client.ts'
 import type { AbortLike } from '../../../src/async/abort-flag.ts'
 import { SHARED_PORT } from './http1-floors.ts'
+import { relayLive } from '../../../src/proxy/pipeline/relay-live.ts'
+import { clientHead } from '../../../src/proxy/server/response-writer.ts'
+import type { Framing, ResponseHead } from '../../../src/proxy/upstream/response-head.ts'
 import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
 
 const HEAD_END = Buffer.from('\r\n\r\n')
@@ -195,11 +198,16 @@ function parseRequestHead(text: string, clientAddress: string, upstreamHost: str
   return { method, target, lines: out, requestId }
 }
 
-export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: string, rate: number): void {
-  const live = new URL(liveUrl)
+/**
+ * @param live `pinned`: the client connection's own live connection;
+ *   `relay`: our pooled HTTP/1.1 client in the raw server's relay mode
+ *   (`relay-live.ts`), all else the same: what the general client costs
+ */
+export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: string, rate: number, live: 'pinned' | 'relay' = 'pinned'): void {
+  const liveAt = new URL(liveUrl)
   const shadow = new URL(shadowUrl)
-  const liveHostname = live.hostname
-  const livePort = Number(live.port)
+  const liveHostname = liveAt.hostname
+  const livePort = Number(liveAt.port)
   const settings: ShadowSettings = {
     liveUrl,
     shadowUrl,
@@ -250,12 +258,16 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
     skips: metrics.skips.forGate(''),
   }
   const tasks = new BackgroundTasks()
+  const relayClient =
+    live === 'relay'
+      ? createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 0, maxIdleConnsPerHost: 256, maxIdleConns: 0 } }).liveRelayClient(liveUrl, LIVE_TIMEOUT_MS)
+      : undefined
   const liveDeadlines = new DeadlineQueue<ClientConnection>(LIVE_TIMEOUT_MS, (client) => client.socket.end())
   const { server } = metrics
 
   function handleHead(client: ClientConnection, text: string): void {
     const started = performance.now()
-    const head = parseRequestHead(text, client.socket.remoteAddress, live.host)
+    const head = parseRequestHead(text, client.socket.remoteAddress, liveAt.host)
     const liveBytes = Buffer.from(`${head.lines}\r\n`, 'latin1')
     const reason = decideShadow(admission, head.method, head.target, undefined)
     let comparison: PendingComparison | undefined
@@ -268,6 +280,13 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
         budget.open(),
       )
       comparison.start(tasks)
+    }
+    if (relayClient !== undefined) {
+      const request = { method: head.method, pathAndQuery: head.target, headers: relayHeaders(head), body: null }
+      void relayLive(relayClient, request, new SocketSide(client.socket), settings.maxBodyBytes, comparison).then((outcome) =>
+        server.observe(head.method, outcome.status, (outcome.respondedAt - started) / 1000),
+      )
+      return
     }
     if (client.live === undefined || client.live.closed) client.live = new Pinned(liveHostname, livePort)
     const deadline = liveDeadlines.add(client)
@@ -321,6 +340,46 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
     },
   }
   Bun.listen(options)
+}
+
+/** The relay's client side for this reference: live's head and body written to the socket, no backpressure. */
+class SocketSide {
+  private pending: string | undefined
+  onDrain: (() => void) | undefined
+  onGone: ((reason: unknown) => void) | undefined
+  constructor(private readonly socket: Bun.Socket<ClientConnection>) {}
+  head(head: ResponseHead, statusLine: string, framing: Framing): void {
+    this.pending = clientHead(head, statusLine, framing, false).text
+  }
+  body(data: Buffer, from: number, to: number): boolean {
+    const prefix = this.pending ?? ''
+    this.pending = undefined
+    const bytes = Buffer.allocUnsafe(prefix.length + to - from)
+    bytes.write(prefix, 0, 'latin1')
+    data.copy(bytes, prefix.length, from, to)
+    this.socket.write(bytes)
+    return true
+  }
+  end(): void {
+    if (this.pending !== undefined) this.socket.write(this.pending)
+    this.pending = undefined
+  }
+  problem(): void {
+    this.socket.end()
+  }
+  broken(): void {
+    this.socket.end()
+  }
+}
+
+/** The live request's headers for our client, from the head this reference read (a Headers object, as the raw server makes one). */
+function relayHeaders(head: RequestHead): Headers {
+  const headers = new Headers()
+  for (const line of head.lines.split('\r\n').slice(2)) {
+    const colon = line.indexOf(':')
+    if (colon > 0) headers.append(line.slice(0, colon), line.slice(colon + 2))
+  }
+  return headers
 }
 
 /** The shadow's side on the client connection's own shadow connections: one not busy, else a new one. */
