@@ -244,6 +244,16 @@ describe('the raw server', () => {
     })
   })
 
+  test('a spliced connection that Bun.serve closes after a large answer still gets every byte of it (HTTP/1.0)', async () => {
+    await withRawProxy(live.url, async (proxy) => {
+      // HTTP/1.0 goes to Bun.serve, which closes the connection after its answer, while this client does not read yet.
+      const { text, closed } = await rawClient(proxy.url, 'GET /large HTTP/1.0\r\nHost: proxy.test\r\n\r\n', () => false, { pauseMs: 300 })
+      expect(closed).toBe(true)
+      const body = text.slice(text.indexOf('\r\n\r\n') + 4)
+      expect(body.length).toBe(LARGE_BYTES)
+    })
+  })
+
   test("sends live's head as soon as it is in, before a body that is slow to come", async () => {
     await withRawProxy(hostile.url, async (proxy) => {
       const started = performance.now()
