@@ -28,7 +28,7 @@ import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
 import { splitTarget } from '../../net/request-target.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import { MemoryBudgetReason, type Reservation } from '../policy/byte-budget.ts'
-import { failedExchange, type Capture, type CapturedExchange, type SinkOutcome } from '../sinks/capture-sink.ts'
+import { failedExchange, REPORT_FAILED, type Capture, type CapturedExchange, type SinkOutcome } from '../sinks/capture-sink.ts'
 import type { CopyControl, StreamEnd } from '../upstream/bounded-body.ts'
 import type { UpstreamError } from '../upstream/upstream-error.ts'
 import { DrainAbortReason, type BackgroundTasks, type TrackedTask } from './background-tasks.ts'
@@ -304,5 +304,4 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   }
 }
 
-const REPORT_FAILED: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
 const BODY_TOO_LARGE: SinkOutcome = { kind: 'skipped', reason: 'body_too_large' }

@@ -24,7 +24,7 @@
  */
 import { failureCause } from '../../diff/index.ts'
 import { splitTarget } from '../../net/request-target.ts'
-import type { ShadowNotAttempted, SinkOutcome } from '../sinks/capture-sink.ts'
+import { REPORT_FAILED, type ShadowNotAttempted, type SinkOutcome } from '../sinks/capture-sink.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
 import type { AdmittedRequest } from './pending-comparison.ts'
 import type { UpstreamError } from '../upstream/upstream-error.ts'
@@ -54,7 +54,6 @@ export type NotAttemptedReport = (request: AdmittedRequest, liveStatus: number, 
 
 export function createNotAttemptedReport(options: NotAttemptedReportOptions): NotAttemptedReport {
   const { report, notAttemptedText, settle, onUnexpected } = options
-  const failed: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
   // The cause whenever live answers: the same for every request.
   const shadowOnlyCause = failureCause(undefined, notAttemptedText)
   return ({ id, clientRequestId, method, target }, liveStatus, liveError) => {
@@ -72,7 +71,7 @@ export function createNotAttemptedReport(options: NotAttemptedReportOptions): No
       })
     } catch (error) {
       onUnexpected(error)
-      outcome = failed
+      outcome = REPORT_FAILED
     }
     settle(outcome)
   }

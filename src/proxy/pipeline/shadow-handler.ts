@@ -22,20 +22,20 @@
  * its `PipelineContext`.
  */
 import { createLogger, rateLimited, type Logger } from '../../log/index.ts'
-import { Registry } from '../../metrics/index.ts'
+import { Registry, type SkipReason } from '../../metrics/index.ts'
 import { CidrSet } from '../../net/cidr.ts'
 import { REQUEST_ID_HEADER } from '../../net/request-id.ts'
 import { pathAndQueryOf, splitTarget } from '../../net/request-target.ts'
 import { problemResponse, type Problem } from '../../errors/problem.ts'
 import { decideShadow, type AdmissionPolicy } from '../policy/admission-policy.ts'
-import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT } from '../policy/byte-budget.ts'
+import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, type Reservation } from '../policy/byte-budget.ts'
 import type { CircuitBreaker } from '../policy/circuit-breaker.ts'
 import { upstreamRequestHeaders } from '../policy/forward-headers.ts'
 import { RefusalWindow } from '../policy/refusal-window.ts'
 import { createSampler, type RandomSource } from '../policy/sampler.ts'
 import { Semaphore } from '../policy/semaphore.ts'
 import type { ShadowSettings } from '../policy/shadow-settings.ts'
-import type { CaptureSink, SinkOutcome } from '../sinks/capture-sink.ts'
+import { REPORT_FAILED, type CaptureSink } from '../sinks/capture-sink.ts'
 import { createDiffLogSink } from '../sinks/diff-log-sink.ts'
 import type { UpstreamPool } from '../upstream/upstream-client.ts'
 import { createUpstreamPool } from '../upstream/upstream-pool.ts'
@@ -266,8 +266,29 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     return forwardLive(live, comparison)
   }
 
+  /** A bug, not an upstream failure (those are answered 502/504): logged, and still a request received, as the metrics count every one. */
+  function failedUnexpectedly(method: string, started: number, error: unknown): void {
+    logger.error('proxy request failed unexpectedly', { 'request.method': method, error })
+    server.observe(method, 500, (performance.now() - started) / 1000)
+  }
+
   const liveRelay = pool.liveRelayClient(settings.liveUrl, settings.liveTimeoutMs)
   const { maxBodyBytes } = settings
+
+  /**
+   * The raw server's admission of a request read whole: its comparison's
+   * reservation, the body's bytes in it (as `admit` reserves them), holding
+   * a callbacks slot; or why it is not shadowed, holding nothing.
+   */
+  function reserveFor(method: string, target: string, body: Uint8Array | null): Reservation | SkipReason {
+    const reason = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
+    if (reason !== undefined) return reason
+    const reservation = budget.open()
+    if (body === null || reservation.add(body.byteLength)) return reservation
+    reservation.release()
+    callbacks.release()
+    return 'memory_budget'
+  }
 
   /** `relay` below: the same stages as `handle` and `shadowed`, on our HTTP/1.1 client and the raw server. */
   async function relayed(request: RelayedRequest, side: ClientSide, started: number): Promise<void> {
@@ -280,33 +301,24 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       peerTrusted: trustedProxies.has(clientAddress),
     })
     const live = { method, pathAndQuery: target, headers, body }
+    const reservation = reserveFor(method, target, body)
     let outcome: RelayOutcome
-    const reason = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
-    if (reason !== undefined) {
-      skip(context, reason, method, target)
+    if (typeof reservation === 'string') {
+      skip(context, reservation, method, target)
       outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
     } else {
-      // The comparison's bytes in the budget, the request body's first (as `admit` reserves them).
-      const reservation = budget.open()
-      if (body !== null && !reservation.add(body.byteLength)) {
+      const admitted = { id: crypto.randomUUID(), clientRequestId: clientRequestIdOf(request.headers), method, target, headers, body }
+      if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+        // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
         reservation.release()
-        callbacks.release()
-        skip(context, 'memory_budget', method, target)
         outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
+        // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
+        if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
+        else reportNotAttempted(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
       } else {
-        const admitted = { id: crypto.randomUUID(), clientRequestId: clientRequestIdOf(request.headers), method, target, headers, body }
-        if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
-          // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
-          reservation.release()
-          outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
-          // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
-          if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
-          else reportNotAttempted(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
-        } else {
-          const comparison = new PendingComparison(context, admitted, reservation)
-          comparison.start(tasks)
-          outcome = await relayLive(liveRelay!, live, side, maxBodyBytes, comparison)
-        }
+        const comparison = new PendingComparison(context, admitted, reservation)
+        comparison.start(tasks)
+        outcome = await relayLive(liveRelay!, live, side, maxBodyBytes, comparison)
       }
     }
     server.observe(method, outcome.status, (outcome.respondedAt - started) / 1000)
@@ -321,18 +333,14 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         : (request, side) => {
             const started = performance.now()
             return relayed(request, side, started).catch((error: unknown) => {
-              logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
-              server.observe(request.method, 500, (performance.now() - started) / 1000)
+              failedUnexpectedly(request.method, started, error)
               side.problem(INTERNAL_PROBLEM)
             })
           },
     fetch(request, forwardContext) {
       const started = performance.now()
       return handle(request, forwardContext, started).catch((error: unknown) => {
-        // A bug, not an upstream failure (those are answered 502/504): say nothing internal.
-        logger.error('proxy request failed unexpectedly', { 'request.method': request.method, error })
-        // Still a request received: the metrics count every one.
-        server.observe(request.method, 500, (performance.now() - started) / 1000)
+        failedUnexpectedly(request.method, started, error)
         return problemResponse(INTERNAL_PROBLEM)
       })
     },
@@ -359,9 +367,8 @@ function clientRequestIdOf(headers: Headers): string | undefined {
 }
 
 const MAX_LOGGED_REQUEST_ID = 128
-const REPORT_FAILED: SinkOutcome = { kind: 'skipped', reason: 'report_failed' }
 
-/** A bug, not an upstream failure (those are answered 502/504): nothing internal is said. */
+/** The answer to a request the proxy failed on unexpectedly: nothing internal is said. */
 const INTERNAL_PROBLEM: Problem = {
   type: '/errors/internal',
   title: 'Internal server error',

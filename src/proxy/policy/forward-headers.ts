@@ -54,7 +54,27 @@ export interface ForwardedFor {
 const HOP_BY_HOP = new Set<string>(HOP_BY_HOP_HEADERS)
 
 /** RFC 9110 §5.6.2 `token`: what a field name, and so a connection option naming one, can be. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** Whether a field (its name in lower case) concerns one hop only and is never passed on. */
+export function isHopByHop(name: string): boolean {
+  return HOP_BY_HOP.has(name)
+}
+
+/**
+ * The field names a Connection field lists, lower case. An option that is
+ * not a token names no field and is passed over: Headers throws on such a
+ * name, and a client or live sending `Connection: a b` must not turn into
+ * a 500 (or, on a response, a connection slot never released).
+ */
+export function connectionOptions(value: string): string[] {
+  const names: string[] = []
+  for (const option of value.split(',')) {
+    const name = option.trim()
+    if (HTTP_TOKEN.test(name)) names.push(name.toLowerCase())
+  }
+  return names
+}
 
 /**
  * Whether any hop-by-hop field is present: one pass over the names (Headers
@@ -65,21 +85,10 @@ function hasHopByHop(headers: Headers): boolean {
   return false
 }
 
-/**
- * Deletes the hop-by-hop fields and the ones `Connection` names, in place.
- * An option that is not a token names no field and is passed over: Headers
- * throws on such a name, and a client or live sending `Connection: a b`
- * must not turn into a 500 (or, on a response, a connection slot never
- * released).
- */
+/** Deletes the hop-by-hop fields and the ones `Connection` names (`connectionOptions`), in place. */
 export function dropHopByHop(headers: Headers): void {
   const connection = headers.get('connection')
-  if (connection !== null) {
-    for (const option of connection.split(',')) {
-      const name = option.trim()
-      if (TOKEN.test(name)) headers.delete(name)
-    }
-  }
+  if (connection !== null) for (const name of connectionOptions(connection)) headers.delete(name)
   // Only the fields present: a delete per listed name costs more than one pass.
   const present: string[] = []
   for (const name of headers.keys()) if (HOP_BY_HOP.has(name)) present.push(name)

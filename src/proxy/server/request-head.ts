@@ -10,6 +10,7 @@
  * RAW_MAX_HEAD_BYTES, malformed bytes) goes to Bun's own parser, which
  * answers it as the Bun.serve server does. No I/O here.
  */
+import { HTTP_TOKEN } from '../policy/forward-headers.ts'
 
 /** A head longer than this goes to Bun.serve, which answers 431 where its own limit says. */
 export const RAW_MAX_HEAD_BYTES = 16 * 1024
@@ -38,7 +39,6 @@ export type HeadScan =
   | { readonly kind: 'elsewhere'; readonly reason: string }
 
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*) HTTP\/1\.1$/
-const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** Visible ASCII, space and tab: anything else (obs-text, controls) is Bun's to judge. */
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/
 const DIGITS = /^\d{1,15}$/
@@ -82,7 +82,7 @@ export function scanRequestHead(data: Buffer, from: number, searchFrom = from): 
     const colon = line.indexOf(':')
     if (colon <= 0) return elsewhere('field line')
     let name = line.slice(0, colon)
-    if (!FIELD_NAME.test(name)) return elsewhere('field name')
+    if (!HTTP_TOKEN.test(name)) return elsewhere('field name')
     if (UPPER_CASE.test(name)) name = name.toLowerCase()
     // Checked before it is trimmed, and trimmed of spaces and tabs only: String#trim also takes
     // vertical tabs, form feeds and no-break spaces, which would make `Content-Length: \v5` a 5.

@@ -8,11 +8,9 @@
  */
 import type { Problem } from '../../errors/problem.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../errors/problem.ts'
-import { HOP_BY_HOP_HEADERS } from '../policy/forward-headers.ts'
+import { connectionOptions, isHopByHop } from '../policy/forward-headers.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
 
-const HOP_BY_HOP = new Set<string>(HOP_BY_HOP_HEADERS)
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 export interface ClientHead {
   /** The head, its final empty line included. */
@@ -29,9 +27,9 @@ export function clientHead(head: ResponseHead, statusLine: string, framing: Fram
   const chunked = framing.kind === 'chunked' || framing.kind === 'close'
   let text = `HTTP/1.1 ${head.status} ${reasonOf(statusLine)}\r\n`
   const { fields } = head
-  const named = fields['connection'] === undefined ? undefined : connectionOptions(fields['connection'])
+  const named = fields['connection'] === undefined ? undefined : new Set(connectionOptions(fields['connection']))
   for (const name in fields) {
-    if (HOP_BY_HOP.has(name) || named?.has(name) === true) continue
+    if (isHopByHop(name) || named?.has(name) === true) continue
     if (name === 'content-length') {
       // Framed anew, a length would contradict the chunks; repeated equal lengths are said once.
       if (!chunked) text += `content-length: ${framing.kind === 'length' ? framing.length : fields[name]}\r\n`
@@ -78,14 +76,4 @@ const REASONS: Readonly<Record<number, string>> = {
 function reasonOf(statusLine: string): string {
   const space = statusLine.indexOf(' ', statusLine.indexOf(' ') + 1)
   return space === -1 ? '' : statusLine.slice(space + 1)
-}
-
-/** The field names a Connection field lists (options that are not tokens name none). */
-function connectionOptions(value: string): Set<string> {
-  const names = new Set<string>()
-  for (const option of value.split(',')) {
-    const name = option.trim().toLowerCase()
-    if (TOKEN.test(name)) names.add(name)
-  }
-  return names
 }

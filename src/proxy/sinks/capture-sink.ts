@@ -54,6 +54,9 @@ export type SinkOutcome =
   | { readonly kind: 'reported' }
   | { readonly kind: 'skipped'; readonly reason: SkipReason }
 
+/** A request not compared because its capture could not be had or handed over whole. */
+export const REPORT_FAILED: SinkOutcome = Object.freeze({ kind: 'skipped', reason: 'report_failed' })
+
 /**
  * A request that arrived while the shadow was known to be down (it refused
  * a connection within the refusal window, `refusal-window.ts`): no shadow

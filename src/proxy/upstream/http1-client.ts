@@ -67,7 +67,7 @@ export interface Http1Client {
   send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
   /**
    * Sends the request and hands the response to `relay` as it is read
-   * (live's relay, `live-relay.ts`): resolves with its status and headers
+   * (live's relay, `relay-live.ts`): resolves with its status and headers
    * once it is complete (the body empty: the relay had it), or rejects
    * with an UpstreamError, before or after the head was relayed.
    */

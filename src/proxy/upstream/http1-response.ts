@@ -36,7 +36,7 @@ export type ReadState = 'more' | 'done' | 'too-large' | 'over-budget'
 
 /**
  * Takes a response as it is read, for a client that passes it on instead
- * of keeping it (live's relay, `live-relay.ts`): the final head when it is
+ * of keeping it (live's relay, `relay-live.ts`): the final head when it is
  * in, then each piece of the body as decoded (de-chunked). With a relay
  * the reader keeps no body and no bound applies: the relay keeps what it
  * needs.

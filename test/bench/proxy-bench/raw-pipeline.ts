@@ -49,13 +49,13 @@ import { ResponseReader } from '../../../src/proxy/upstream/http1-response.ts'
 import type { ShadowClient, ShadowRequest, WholeResponse } from '../../../src/proxy/upstream/upstream-client.ts'
 import type { AbortLike } from '../../../src/async/abort-flag.ts'
 import { SHARED_PORT } from './http1-floors.ts'
+import { isHopByHop } from '../../../src/proxy/policy/forward-headers.ts'
 import { relayLive } from '../../../src/proxy/pipeline/relay-live.ts'
 import { clientHead } from '../../../src/proxy/server/response-writer.ts'
 import type { Framing, ResponseHead } from '../../../src/proxy/upstream/response-head.ts'
 import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
 
 const HEAD_END = Buffer.from('\r\n\r\n')
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'transfer-encoding', 'upgrade', 'trailer', 'proxy-authenticate', 'proxy-authorization'])
 const LIVE_TIMEOUT_MS = 5000
 
 /**
@@ -183,7 +183,7 @@ function parseRequestHead(text: string, clientAddress: string, upstreamHost: str
     const line = lines[i]!
     const colon = line.indexOf(':')
     const name = line.slice(0, colon).toLowerCase()
-    if (HOP_BY_HOP.has(name) || name === 'x-svc-mode' || name === 'forwarded' || name === 'x-forwarded-host' || name === 'x-forwarded-proto') continue
+    if (isHopByHop(name) || name === 'x-svc-mode' || name === 'forwarded' || name === 'x-forwarded-host' || name === 'x-forwarded-proto') continue
     const value = line.slice(colon + 1).trim()
     if (name === 'host') host = value
     else if (name === 'x-forwarded-for') priorFor = value
