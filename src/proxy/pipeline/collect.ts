@@ -10,9 +10,10 @@ import { canonicalHeaderName, type HeaderMap } from '../../diff/index.ts'
 import { splitTarget } from '../../net/request-target.ts'
 import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../policy/forward-headers.ts'
 import type { Capture, CapturedExchange } from '../sinks/capture-sink.ts'
-import { headerMapOf } from '../upstream/header-map.ts'
+import type { RequestFields } from '../../net/field-list.ts'
+import { headerMapOfRequest } from '../upstream/header-map.ts'
 import { TimeoutReason } from '../upstream/upstream-error.ts'
-import { DeadlineQueue } from './deadline-queue.ts'
+import { DeadlineQueue } from '../../async/deadline-queue.ts'
 import type { PendingComparison } from './pending-comparison.ts'
 
 const EMPTY = new Uint8Array(0)
@@ -45,8 +46,8 @@ const SHADOW_MODE_NAME = canonicalHeaderName(SHADOW_MODE_HEADER)
  * plus `X-Svc-Mode: shadow` (in place of any a client sent), which is
  * never redacted (docs/proxy.md "API mode").
  */
-function shadowRequestHeaderMap(headers: Headers): HeaderMap {
-  const map = headerMapOf(headers)
+function shadowRequestHeaderMap(headers: RequestFields): HeaderMap {
+  const map = headerMapOfRequest(headers)
   map[SHADOW_MODE_NAME] = [SHADOW_MODE_VALUE]
   return map
 }

@@ -4,6 +4,7 @@
  * request, a copy of live's body is kept for the comparison on the way
  * (`PendingComparison.liveCopy`), and how live ended is handed to it.
  */
+import { headersOf } from '../../net/field-list.ts'
 import { headerMapOf } from '../upstream/header-map.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
 import type { PendingComparison } from './pending-comparison.ts'
@@ -23,7 +24,7 @@ export async function forwardUnshadowed(
 export async function forwardLive(live: LiveForwarder, comparison: PendingComparison): Promise<Response> {
   const { method, target, body } = comparison.request
   const started = performance.now()
-  const result = await live.send(method, target, comparison.request.headers, body)
+  const result = await live.send(method, target, headersOf(comparison.request.headers), body)
   if (!result.ok) {
     comparison.liveFailed(result.error, result.latencyMs)
     return live.respond(result)

@@ -16,7 +16,7 @@ import { problemResponse } from '../../errors/problem.ts'
 import { liveFailureProblem } from './problem-response.ts'
 import type { UpstreamClient, UpstreamExchange } from '../upstream/upstream-client.ts'
 import { badResponse, TimeoutReason, toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
-import { DeadlineQueue } from './deadline-queue.ts'
+import { DeadlineQueue } from '../../async/deadline-queue.ts'
 import type { LiveBodyWatcher } from './pending-comparison.ts'
 
 export type LiveResult =

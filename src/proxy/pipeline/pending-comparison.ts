@@ -24,6 +24,7 @@
  * (compared, reported, or skipped with a reason), and the callbacks slot,
  * the reservation and the in-flight count given back.
  */
+import type { RequestFields } from '../../net/field-list.ts'
 import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
 import { splitTarget } from '../../net/request-target.ts'
 import type { HeaderMap } from '../../diff/index.ts'
@@ -34,7 +35,7 @@ import type { UpstreamError } from '../upstream/upstream-error.ts'
 import { DrainAbortReason, type BackgroundTasks, type TrackedTask } from './background-tasks.ts'
 import { captureOf } from './collect.ts'
 import { compareOrReport, OVER_BUDGET } from './compare-or-report.ts'
-import type { Deadline } from './deadline-queue.ts'
+import type { Deadline } from '../../async/deadline-queue.ts'
 import { forwardShadow } from './forward-shadow.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { skip, type PipelineContext } from './pipeline-context.ts'
@@ -49,7 +50,8 @@ export interface AdmittedRequest {
   readonly method: string
   /** Path and query. */
   readonly target: string
-  readonly headers: Headers
+  /** As sent upstream (the forwarding rules applied). */
+  readonly headers: RequestFields
   /** The request body as read, or null when the request had none (GET, HEAD). */
   readonly body: Uint8Array | null
 }

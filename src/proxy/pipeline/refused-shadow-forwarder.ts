@@ -22,6 +22,7 @@
  * error, or `report_failed`; here they are the `error` the shadow already
  * made of the comparison.
  */
+import { headersOf } from '../../net/field-list.ts'
 import { failureCause } from '../../diff/index.ts'
 import { splitTarget } from '../../net/request-target.ts'
 import { REPORT_FAILED, type ShadowNotAttempted, type SinkOutcome } from '../sinks/capture-sink.ts'
@@ -84,7 +85,7 @@ export function createRefusedShadowForwarder(options: RefusedShadowForwarderOpti
   const reportNotAttempted = createNotAttemptedReport(options)
   return async (request) => {
     const { method, target, headers, body } = request
-    const result = await live.send(method, target, headers, body)
+    const result = await live.send(method, target, headersOf(headers), body)
     if (result.ok) reportNotAttempted(request, result.exchange.response.status, undefined)
     else reportNotAttempted(request, 0, result.error)
     return live.respond(result)

@@ -8,6 +8,7 @@
  * keeps one on the Bun.serve path. A live that gives no response is a
  * 502 or 504 Problem, as there.
  */
+import type { RequestFields } from '../../net/field-list.ts'
 import type { Problem } from '../../errors/problem.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import { AbortFlag } from '../../async/abort-flag.ts'
@@ -55,7 +56,7 @@ export interface LiveWatcher extends LiveBodyWatcher {
 export interface LiveRequest {
   readonly method: string
   readonly pathAndQuery: string
-  readonly headers: Headers
+  readonly headers: RequestFields
   readonly body: Uint8Array | null
 }
 

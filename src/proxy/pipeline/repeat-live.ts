@@ -12,6 +12,7 @@
  * does not fit is skipped (`memory_budget`) without harming the
  * comparison it belongs to.
  */
+import { headersOf, type RequestFields } from '../../net/field-list.ts'
 import type { GateNoiseSkips } from '../../metrics/index.ts'
 import type { ByteBudget, Reservation } from '../policy/byte-budget.ts'
 import { REPEAT_MODE_VALUE, SHADOW_MODE_HEADER } from '../policy/forward-headers.ts'
@@ -145,7 +146,7 @@ async function sendRepeat(
   const timeout = new AbortController()
   const timer = setTimeout(abortOnTimeout, noise.timeoutMs, timeout, noise.timeoutMs)
   const signal = AbortSignal.any([timeout.signal, closed])
-  const headers = new Headers(comparison.request.headers)
+  const headers = new Headers(headersOf(comparison.request.headers))
   headers.set(SHADOW_MODE_HEADER, REPEAT_MODE_VALUE)
   const started = performance.now()
   try {
@@ -184,7 +185,7 @@ async function sendRepeat(
  * "Never when the client's request had a body": the body as read (GET and
  * HEAD bodies are not read, so their Content-Length says).
  */
-function hadBody(body: Uint8Array | null, headers: Headers): boolean {
+function hadBody(body: Uint8Array | null, headers: RequestFields): boolean {
   if (body !== null && body.byteLength > 0) return true
   const announced = contentLength(headers)
   return announced !== undefined && announced > 0

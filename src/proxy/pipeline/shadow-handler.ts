@@ -21,6 +21,7 @@
  * share one `PendingComparison`; the handler's parts they all read are
  * its `PipelineContext`.
  */
+import type { FieldList, RequestFields } from '../../net/field-list.ts'
 import { createLogger, rateLimited, type Logger } from '../../log/index.ts'
 import { Registry, type SkipReason } from '../../metrics/index.ts'
 import { CidrSet } from '../../net/cidr.ts'
@@ -30,7 +31,7 @@ import { problemResponse, type Problem } from '../../errors/problem.ts'
 import { decideShadow, type AdmissionPolicy } from '../policy/admission-policy.ts'
 import { ByteBudget, DEFAULT_MAX_BYTES_IN_FLIGHT, type Reservation } from '../policy/byte-budget.ts'
 import type { CircuitBreaker } from '../policy/circuit-breaker.ts'
-import { upstreamRequestHeaders } from '../policy/forward-headers.ts'
+import { upstreamRequestFields, upstreamRequestHeaders } from '../policy/forward-headers.ts'
 import { RefusalWindow } from '../policy/refusal-window.ts'
 import { createSampler, type RandomSource } from '../policy/sampler.ts'
 import { Semaphore } from '../policy/semaphore.ts'
@@ -83,7 +84,8 @@ export interface RelayedRequest {
   readonly method: string
   /** Path and query, as sent. */
   readonly target: string
-  readonly headers: Headers
+  /** Its fields as read (the list is the request's: the forwarding rules edit it in place). */
+  readonly fields: FieldList
   /** The body as read; null without one. */
   readonly body: Uint8Array | null
   /** The client's address, for X-Forwarded-For. */
@@ -295,7 +297,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     const { method, target, clientAddress } = request
     // As `handle` forwards them: a GET or HEAD goes on without the body a client may have sent.
     const body = method === 'GET' || method === 'HEAD' ? null : request.body
-    const headers = upstreamRequestHeaders(request.headers, {
+    // The client's X-Request-ID, read before the rules edit the list.
+    const clientRequestId = clientRequestIdOf(request.fields)
+    const headers = upstreamRequestFields(request.fields, {
       clientAddress,
       proto: 'http',
       peerTrusted: trustedProxies.has(clientAddress),
@@ -307,7 +311,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       skip(context, reservation, method, target)
       outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
     } else {
-      const admitted = { id: crypto.randomUUID(), clientRequestId: clientRequestIdOf(request.headers), method, target, headers, body }
+      const admitted = { id: crypto.randomUUID(), clientRequestId, method, target, headers, body }
       if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
         // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
         reservation.release()
@@ -361,7 +365,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 }
 
 /** The client's X-Request-ID as sent, whatever its form, cut to a length a log line can carry; undefined when absent. */
-function clientRequestIdOf(headers: Headers): string | undefined {
+function clientRequestIdOf(headers: RequestFields): string | undefined {
   const given = headers.get(REQUEST_ID_HEADER)
   return given === null ? undefined : given.slice(0, MAX_LOGGED_REQUEST_ID)
 }

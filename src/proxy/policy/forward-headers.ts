@@ -7,6 +7,7 @@
  * -Proto are what this proxy saw unless the peer is a trusted proxy
  * (docs/proxy.md "Forwarding").
  */
+import { FieldList, type RequestFields } from '../../net/field-list.ts'
 
 /**
  * RFC 9110 §7.6.1: an intermediary removes the Connection field, every field
@@ -85,8 +86,17 @@ function hasHopByHop(headers: Headers): boolean {
   return false
 }
 
+/** What the forwarding rules read and edit: `Headers`, or the raw server's `FieldList`. */
+interface EditableFields {
+  keys(): Iterable<string>
+  get(name: string): string | null
+  has(name: string): boolean
+  set(name: string, value: string): void
+  delete(name: string): void
+}
+
 /** Deletes the hop-by-hop fields and the ones `Connection` names (`connectionOptions`), in place. */
-export function dropHopByHop(headers: Headers): void {
+export function dropHopByHop(headers: EditableFields): void {
   const connection = headers.get('connection')
   if (connection !== null) for (const name of connectionOptions(connection)) headers.delete(name)
   // Only the fields present: a delete per listed name costs more than one pass.
@@ -98,7 +108,7 @@ export function dropHopByHop(headers: Headers): void {
 /**
  * The headers sent upstream, built once per request and shared by live and
  * shadow (the shadow's copy adds `X-Svc-Mode`). `Host` is left out so that
- * fetch sets the upstream's own; the original is in X-Forwarded-Host.
+ * the client sets the upstream's own; the original is in X-Forwarded-Host.
  *
  * - `X-Svc-Mode` from the client is dropped: only the proxy says a request
  *   is a shadow one (docs/proxy.md "Forwarding"), and a live service
@@ -117,6 +127,18 @@ export function dropHopByHop(headers: Headers): void {
  *   dropped otherwise (this proxy states what it saw in the X- fields).
  */
 export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFor): Headers {
+  const headers = new Headers(incoming)
+  applyForwarding(headers, forwarded)
+  return headers
+}
+
+/** The same rules on the raw server's fields (`src/net/field-list.ts`), in place: the list is the request's own. */
+export function upstreamRequestFields(fields: FieldList, forwarded: ForwardedFor): FieldList {
+  applyForwarding(fields, forwarded)
+  return fields
+}
+
+function applyForwarding(headers: EditableFields, forwarded: ForwardedFor): void {
   // One pass over the names says which of the fields below are there at all,
   // so that the usual request (no hop-by-hop field, no X-Forwarded-*) costs
   // no lookups for absent names.
@@ -126,7 +148,7 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
   let priorProto = false
   let spoofedMode = false
   let priorForwarded = false
-  for (const name of incoming.keys()) {
+  for (const name of headers.keys()) {
     if (HOP_BY_HOP.has(name)) hop = true
     else if (name === 'x-forwarded-for') priorFor = true
     else if (name === 'x-forwarded-host') priorHost = true
@@ -134,9 +156,8 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
     else if (name === SHADOW_MODE_HEADER) spoofedMode = true
     else if (name === 'forwarded') priorForwarded = true
   }
-  const headers = new Headers(incoming)
   if (hop) {
-    // `Connection` may name any field, X-Forwarded-* included: ask the copy.
+    // `Connection` may name any field, X-Forwarded-* included: ask again after.
     dropHopByHop(headers)
     priorFor = headers.has('x-forwarded-for')
     priorHost = headers.has('x-forwarded-host')
@@ -155,12 +176,11 @@ export function upstreamRequestHeaders(incoming: Headers, forwarded: ForwardedFo
   if (host !== null && !keepHost) headers.set('x-forwarded-host', host)
   else if (host === null && priorHost && !keepHost) headers.delete('x-forwarded-host')
   if (!(priorProto && forwarded.peerTrusted)) headers.set('x-forwarded-proto', forwarded.proto)
-  return headers
 }
 
-/** The shadow's headers: the live ones plus `X-Svc-Mode: shadow`. */
-export function shadowRequestHeaders(live: Headers): Headers {
-  const headers = new Headers(live)
+/** The shadow's headers for fetch: the live ones plus `X-Svc-Mode: shadow`. */
+export function shadowRequestHeaders(live: RequestFields): Headers {
+  const headers = live instanceof FieldList ? live.toHeaders() : new Headers(live)
   headers.set(SHADOW_MODE_HEADER, SHADOW_MODE_VALUE)
   return headers
 }

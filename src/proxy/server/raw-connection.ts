@@ -7,6 +7,7 @@
  * raw server does not take (`request-head.ts`), and everything after it on
  * the connection, goes to Bun.serve (`splice.ts`).
  */
+import { FieldList } from '../../net/field-list.ts'
 import type { Problem } from '../../errors/problem.ts'
 import type { ClientSide } from '../pipeline/relay-live.ts'
 import type { RelayedRequest } from '../pipeline/shadow-handler.ts'
@@ -160,11 +161,9 @@ export class RawConnection implements ClientSide {
     this.busy = true
     this.closeAfter = head.close
     this.method = head.method
-    const headers = new Headers()
-    const { names, values } = head
-    for (let i = 0; i < names.length; i++) headers.append(names[i]!, values[i]!)
+    const fields = new FieldList(head.names, head.values)
     void this.server
-      .relay({ method: head.method, target: head.target, headers, body, clientAddress: this.address }, this)
+      .relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this)
       .then(() => this.responseDone())
   }
 

@@ -5,6 +5,7 @@
  * same bound holds for the copy of live's response kept for the comparison). 0
  * means unlimited. Nothing here buffers past the bound.
  */
+import type { RequestFields } from '../../net/field-list.ts'
 import { exceeds } from '../policy/body-bound.ts'
 
 /** A body read whole within the bound, or the fact that it was larger, or that `reserve` refused its bytes. */
@@ -20,7 +21,7 @@ export type BoundedRead =
 export type Reserve = (bytes: number) => boolean
 
 /** The Content-Length of a message, or undefined when absent or malformed. */
-export function contentLength(headers: Headers): number | undefined {
+export function contentLength(headers: RequestFields): number | undefined {
   const text = headers.get('content-length')
   if (text === null || !/^\d+$/.test(text)) return undefined
   return Number(text)

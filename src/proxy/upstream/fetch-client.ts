@@ -13,7 +13,7 @@ import { takeConnectionSlot } from './connection-slot.ts'
 import { headerMapOf } from './header-map.ts'
 import { MAX_HEAD_BYTES, statusProblem } from './response-head.ts'
 import type { ShadowClient, UpstreamClient, UpstreamExchange } from './upstream-client.ts'
-import { headDeadline } from './head-deadline.ts'
+import { headDeadlines } from './head-deadline.ts'
 import { badResponse, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 export interface FetchClientOptions {
@@ -91,11 +91,12 @@ class FetchExchange implements UpstreamExchange {
  */
 export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): ShadowClient {
   const { target } = client
+  const startHeadDeadline = headTimeoutMs > 0 ? headDeadlines(headTimeoutMs) : undefined
   return {
     async send(request, maxBodyBytes, reserve) {
       let headIn = false
       // Only when configured: a second flag per request.
-      const deadline = headTimeoutMs > 0 ? headDeadline(request.signal, headTimeoutMs, () => headIn) : undefined
+      const deadline = startHeadDeadline?.(request.signal, () => headIn)
       // fetch takes a real AbortSignal, made here from the comparison's (the body's read included).
       const follower = abortSignalOf(deadline?.signal ?? request.signal)
       const signal = follower.signal

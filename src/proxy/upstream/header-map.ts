@@ -5,6 +5,7 @@
  * (fetch) or from the fields our HTTP/1.1 reader parsed.
  */
 import { canonicalHeaderName, type HeaderMap } from '../../diff/index.ts'
+import { FieldList, type RequestFields } from '../../net/field-list.ts'
 
 /**
  * A Headers object as the API's header map (canonical name to values);
@@ -19,6 +20,13 @@ export function headerMapOf(headers: Headers): HeaderMap {
 }
 
 const NO_COOKIES: readonly string[] = []
+
+/** A request's fields as the same map, whichever server read them. */
+export function headerMapOfRequest(fields: RequestFields): HeaderMap {
+  if (!(fields instanceof FieldList)) return headerMapOf(fields)
+  const record = fields.toRecord()
+  return headerMapOfFields(record.fields, record.setCookies)
+}
 
 /**
  * The same map from fields by lower-case name, repeated ones joined with

@@ -19,6 +19,7 @@
  * a request that can be replayed (RFC 9110 section 9.2.2), as Go's
  * transport and fetch do.
  */
+import type { RequestFields } from '../../net/field-list.ts'
 import type { AbortLike } from '../../async/abort-flag.ts'
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
@@ -28,14 +29,14 @@ import { connect, StaleConnectionError, type Connection } from './http1-connecti
 import { ResponseReader, type ResponseRelay } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
 import type { WholeResponse } from './upstream-client.ts'
-import { headDeadline, type HeadDeadline } from './head-deadline.ts'
+import { headDeadlines, type HeadDeadline } from './head-deadline.ts'
 import { responseTooLarge, toUpstreamError } from './upstream-error.ts'
 
 /** One exchange's request: what `UpstreamRequest` says, with the body read. */
 export interface Http1Request {
   readonly method: string
   readonly pathAndQuery: string
-  readonly headers: Headers
+  readonly headers: RequestFields
   readonly body: Uint8Array | null
   readonly signal: AbortLike
 }
@@ -86,6 +87,7 @@ const RELAYED_HEADERS = Object.freeze({})
 export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const { target, slots, idle, recorder } = options
   const headTimeoutMs = options.headTimeoutMs ?? 0
+  const startHeadDeadline = headTimeoutMs > 0 ? headDeadlines(headTimeoutMs) : undefined
   const url = new URL(options.baseUrl)
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   const port = Number(url.port || 80)
@@ -112,7 +114,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     let accept = false
     let authorization = false
     // forEach, not the pair iterator: the same fields in the same order
-    // (names sorted, each Set-Cookie apart), for a fraction of the cost.
+    // (of Headers: names sorted, each Set-Cookie apart), for a fraction of the cost.
     headers.forEach((value, name) => {
       if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection') return
       if (setNames.has(name)) return
@@ -154,9 +156,9 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     let reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
     let signal = request.signal
     let deadline: HeadDeadline | undefined
-    if (headTimeoutMs > 0) {
+    if (startHeadDeadline !== undefined) {
       // Only when configured: a second flag per request.
-      deadline = headDeadline(signal, headTimeoutMs, () => reader.head !== undefined)
+      deadline = startHeadDeadline(signal, () => reader.head !== undefined)
       signal = deadline.signal
       request = { ...request, signal }
     }
@@ -208,7 +210,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   }
 }
 
-function replayable(method: string, headers: Headers): boolean {
+function replayable(method: string, headers: RequestFields): boolean {
   return IDEMPOTENT.has(method) || headers.has('idempotency-key') || headers.has('x-idempotency-key')
 }
 

@@ -8,6 +8,7 @@
 import type { AbortLike } from '../../async/abort-flag.ts'
 import type { HeaderMap } from '../../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
+import type { RequestFields } from '../../net/field-list.ts'
 import type { HttpClientSettings } from '../policy/shadow-settings.ts'
 import type { Http1Client } from './http1-client.ts'
 
@@ -59,7 +60,9 @@ export type WholeResponse =
  * through an AbortLike, which a comparison makes lighter than an
  * AbortSignal (`src/async/abort-flag.ts`).
  */
-export interface ShadowRequest extends Omit<UpstreamRequest, 'body' | 'signal'> {
+export interface ShadowRequest extends Omit<UpstreamRequest, 'headers' | 'body' | 'signal'> {
+  /** Live's request fields (the shadow's client adds `X-Svc-Mode`). */
+  readonly headers: RequestFields
   readonly body: Uint8Array | null
   readonly signal: AbortLike
 }

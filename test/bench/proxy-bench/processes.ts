@@ -61,6 +61,10 @@ export const OUR_PROXY_ENV = {
   // client's (docs/proxy.md "The shadow's client").
   SVC_APP_HTTP_CLIENT_MAX_CONNS_PER_HOST: '64',
   SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS_PER_HOST: '64',
+  // Both upstreams' 64 idle connections: below it (the default is 100 across
+  // hosts) the raw server, whose live connections are our client's too,
+  // closes and opens connections all the time.
+  SVC_APP_HTTP_CLIENT_MAX_IDLE_CONNS: '128',
 } as const
 
 /** @param main the proxy's entry point; another checkout's for an A/B comparison. */

@@ -105,9 +105,9 @@ describe.each([
   test('is live failing: a 502 when no head went out yet, never a 500 or an error log', async () => {
     await withProxy({ SVC_APP_SAMPLING_RATE: rate }, async (proxy) => {
       // Whether Bun sent the head before the body broke is a race, shadowed or not: asked
-      // until a few answers came before it did (at most 50 times, a few ms each).
+      // until a few answers came before it did (at most 200 times, a few ms each).
       let problems = 0
-      for (let i = 0; i < 50 && problems < 3; i++) {
+      for (let i = 0; i < 200 && problems < 3; i++) {
         const outcome = await fetch(`${proxy.url}/cut-short`).then(
           async (res) => ({ status: res.status, body: await res.text().catch(() => 'cut') }),
           () => ({ status: 0, body: 'cut' }),

@@ -1,10 +1,14 @@
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { FieldList } from '../../../../src/net/field-list.ts'
+import { headerMapOf, headerMapOfRequest } from '../../../../src/proxy/upstream/header-map.ts'
 import {
   clientResponseHeaders,
   dropHopByHop,
   HOP_BY_HOP_HEADERS,
   plainAddress,
   shadowRequestHeaders,
+  upstreamRequestFields,
   upstreamRequestHeaders,
 } from '../../../../src/proxy/policy/forward-headers.ts'
 
@@ -109,6 +113,49 @@ describe('upstream request headers', () => {
     const shadow = shadowRequestHeaders(live)
     expect(shadow.get('x-svc-mode')).toBe('shadow')
     expect(live.has('x-svc-mode')).toBe(false)
+  })
+})
+
+describe("the raw server's fields (FieldList) get the same rules as Headers", () => {
+  const name = fc.constantFrom(
+    'host',
+    'accept',
+    'connection',
+    'keep-alive',
+    'te',
+    'upgrade',
+    'proxy-authorization',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-forwarded-proto',
+    'forwarded',
+    'x-svc-mode',
+    'x-a',
+    'cookie',
+  )
+  // Connection values that list fields of the set above, and plain ones.
+  const value = fc.oneof(
+    fc.stringMatching(/^[a-z0-9.:]{1,10}$/),
+    fc.array(name, { minLength: 1, maxLength: 3 }).map((names) => names.join(', ')),
+  )
+  test('for any fields, peer and address', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, value), { maxLength: 10 }),
+        fc.boolean(),
+        fc.option(fc.constantFrom('10.0.0.7', '::1'), { nil: undefined }),
+        (pairs, peerTrusted, clientAddress) => {
+          const forwarded = { clientAddress, proto: 'http', peerTrusted }
+          const headers = new Headers()
+          for (const [n, v] of pairs) headers.append(n, v)
+          const fields = new FieldList(
+            pairs.map(([n]) => n),
+            pairs.map(([, v]) => v),
+          )
+          expect(headerMapOfRequest(upstreamRequestFields(fields, forwarded))).toEqual(headerMapOf(upstreamRequestHeaders(headers, forwarded)))
+        },
+      ),
+    )
   })
 })
 

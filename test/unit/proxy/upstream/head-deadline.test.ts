@@ -1,10 +1,10 @@
 import { expect, test } from 'bun:test'
 import { AbortFlag } from '../../../../src/async/abort-flag.ts'
-import { headDeadline } from '../../../../src/proxy/upstream/head-deadline.ts'
+import { headDeadlines } from '../../../../src/proxy/upstream/head-deadline.ts'
 import { HeadTimeoutReason } from '../../../../src/proxy/upstream/upstream-error.ts'
 
 test('a head still out when the time is up aborts the exchange with a HeadTimeoutReason', async () => {
-  const deadline = headDeadline(new AbortFlag(), 20, () => false)
+  const deadline = headDeadlines(20)(new AbortFlag(), () => false)
   await Bun.sleep(60)
   expect(deadline.signal.aborted).toBe(true)
   expect(deadline.signal.reason).toBeInstanceOf(HeadTimeoutReason)
@@ -13,7 +13,7 @@ test('a head still out when the time is up aborts the exchange with a HeadTimeou
 })
 
 test('a head that came in time leaves the exchange running, however long its body takes', async () => {
-  const deadline = headDeadline(new AbortFlag(), 20, () => true)
+  const deadline = headDeadlines(20)(new AbortFlag(), () => true)
   await Bun.sleep(60)
   expect(deadline.signal.aborted).toBe(false)
   deadline.end()
@@ -21,13 +21,13 @@ test('a head that came in time leaves the exchange running, however long its bod
 
 test("the exchange's own signal aborts it with its reason, and no longer once it has ended", () => {
   const source = new AbortFlag()
-  const deadline = headDeadline(source, 10_000, () => false)
+  const deadline = headDeadlines(10_000)(source, () => false)
   source.abort('drain')
   expect(deadline.signal.reason).toBe('drain')
   deadline.end()
 
   const later = new AbortFlag()
-  const ended = headDeadline(later, 10_000, () => false)
+  const ended = headDeadlines(10_000)(later, () => false)
   ended.end()
   later.abort('drain')
   expect(ended.signal.aborted).toBe(false)
@@ -36,7 +36,17 @@ test("the exchange's own signal aborts it with its reason, and no longer once it
 test('an exchange aborted already is aborted from the start', () => {
   const source = new AbortFlag()
   source.abort('budget')
-  const deadline = headDeadline(source, 10_000, () => false)
+  const deadline = headDeadlines(10_000)(source, () => false)
   expect(deadline.signal.reason).toBe('budget')
   deadline.end()
+})
+
+test('deadlines of one client share one timer: ended ones leave nothing pending, late ones each fire', async () => {
+  const start = headDeadlines(20)
+  const ended = Array.from({ length: 50 }, () => start(new AbortFlag(), () => false))
+  for (const deadline of ended) deadline.end()
+  const late = [start(new AbortFlag(), () => false), start(new AbortFlag(), () => false)]
+  await Bun.sleep(60)
+  expect(ended.some((deadline) => deadline.signal.aborted)).toBe(false)
+  expect(late.map((deadline) => deadline.signal.reason instanceof HeadTimeoutReason)).toEqual([true, true])
 })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { DeadlineQueue } from '../../../../src/proxy/pipeline/deadline-queue.ts'
+import { DeadlineQueue } from '../../../src/async/deadline-queue.ts'
 
 /** Resolves once `count` items have fired, or rejects after a bounded wait. */
 function fired<T>(ms: number) {
