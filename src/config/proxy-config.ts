@@ -87,7 +87,7 @@ const commonProxyFields = {
   SVC_APP_TRUSTED_PROXIES: cidrListField.default(''),
   SVC_APP_WORKERS: workersField.default('1'),
   /** The listener in front of the data path (docs/proxy.md "The raw server"). */
-  SVC_APP_PROXY_SERVER: enumField(PROXY_SERVERS).default('bun'),
+  SVC_APP_PROXY_SERVER: enumField(PROXY_SERVERS).default('raw'),
   ...commonFields,
 } as const
 

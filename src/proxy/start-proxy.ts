@@ -202,7 +202,7 @@ interface Listener {
 function listen(config: ProxyConfig, hostname: string, handler: ShadowHandler, logger: Logger, reusePort: boolean): Listener {
   const { relay } = handler
   if (config.server === 'raw' && relay === undefined) {
-    logger.warn('SVC_APP_PROXY_SERVER=raw serves an http: live only: Bun.serve serves this one', { live: withoutPassword(handler.settings.liveUrl) })
+    logger.info('SVC_APP_PROXY_SERVER=raw serves an http: live only: Bun.serve serves this one', { live: withoutPassword(handler.settings.liveUrl) })
   }
   if (config.server !== 'raw' || relay === undefined) {
     const server = serveProxy(config, hostname, config.port, handler, logger, reusePort, (peer) => clientAddressOf(peer?.address))

@@ -38,7 +38,7 @@
  *   cpu.ts ours <port> <live> <shadow> <rate> [seconds]   in-process handler, for `bun --cpu-prof`
  *
  * `PROXY_CPU_ONLY=ours-none,ours-shadow` restricts the targets;
- * `PROXY_CPU_OURS_ENV=SVC_APP_PROXY_SERVER=raw` runs ours on the raw server.
+ * `PROXY_CPU_OURS_ENV=SVC_APP_PROXY_SERVER=bun` runs ours on Bun.serve (the default is the raw server).
  * `PROXY_CPU_SHADOW=same|tenth|every`: the shadows answer live's document
  * (default), differ on one response in ten, or on every one (`fleet.ts`).
  * `PROXY_CPU_OURS_ENV=NAME=value,...` gives our proxy settings of its own

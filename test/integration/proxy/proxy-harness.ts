@@ -44,10 +44,10 @@ export interface Accounting {
 
 /**
  * The proxy's server for every proxy of this run (SVC_APP_PROXY_SERVER):
- * `raw-server-suite.test.ts` runs these suites again with
- * SVC_TEST_PROXY_SERVER=raw. A test that sets the variable itself keeps its own.
+ * the default, `raw`; `bun-server-suite.test.ts` runs these suites again
+ * with SVC_TEST_PROXY_SERVER=bun. A test that sets the variable itself keeps its own.
  */
-export const proxyServerUnderTest = process.env.SVC_TEST_PROXY_SERVER ?? 'bun'
+export const proxyServerUnderTest = process.env.SVC_TEST_PROXY_SERVER ?? 'raw'
 const PROXY_SERVER_UNDER_TEST: Record<string, string> = { SVC_APP_PROXY_SERVER: proxyServerUnderTest }
 
 /** Starts a proxy from SVC_APP_* variables; ports default to free ones, logs to JSON at debug. */
