@@ -2,8 +2,9 @@
  * The raw server (SVC_APP_PROXY_SERVER=raw) on the wire: what it does that
  * Bun.serve does not show (pipelined requests, the splice to Bun.serve,
  * live's framings passed on, the client's backpressure and departure, the
- * graceful stop). `raw-server-suite.test.ts` runs every other proxy suite
- * against it as well.
+ * graceful stop, the fields as the client sent them). It is the default
+ * server: every other proxy suite runs against it, and
+ * `bun-server-suite.test.ts` runs them on Bun.serve as well.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startHostileUpstream, type HostileUpstream } from '../../../support/hostile-upstream.ts'
@@ -200,6 +201,47 @@ describe('the raw server', () => {
       for (const gone of ['connection:', 'x-private', 'keep-alive', 'proxy-authenticate']) expect(head).not.toContain(gone)
       expect(head).toContain('set-cookie: a=1\r\nset-cookie: b=2')
     })
+  })
+
+  test("live and the shadow get the client's fields in the order sent, a repeated one as sent; hop-by-hop ones and X-Svc-Mode dropped", async () => {
+    const heads: Record<string, string> = {}
+    /** An upstream that keeps the head it was sent and answers `ok`. */
+    const recorder = (name: string) =>
+      Bun.listen({
+        hostname: '127.0.0.1',
+        port: 0,
+        socket: {
+          data(socket, chunk) {
+            heads[name] = (heads[name] ?? '') + chunk.toString('latin1')
+            if (heads[name]!.includes('\r\n\r\n')) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+          },
+        },
+      })
+    const liveRecorder = recorder('live')
+    const shadowRecorder = recorder('shadow')
+    const proxy = await startTestProxy(
+      standaloneEnv(`http://127.0.0.1:${liveRecorder.port}`, `http://127.0.0.1:${shadowRecorder.port}`, { SVC_APP_PROXY_SERVER: 'raw' }),
+    )
+    try {
+      const request =
+        'GET /order HTTP/1.1\r\nHost: shop.example\r\nX-B: 1\r\nConnection: keep-alive, X-Drop\r\nX-Drop: no\r\nAccept: */*\r\n' +
+        'X-B: 2\r\nX-Svc-Mode: repeat\r\nCookie: a=1\r\nCookie: b=2\r\nTE: trailers\r\n\r\n'
+      const { text } = await rawClient(proxy.url, request, (received) => received.endsWith('ok'))
+      expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true)
+      await waitFor(() => heads.shadow?.includes('\r\n\r\n') || undefined)
+      const clientFields = (head: string) =>
+        head
+          .split('\r\n')
+          .slice(1)
+          .filter((line) => /^(x-b|x-drop|accept|cookie|te|x-svc-mode|x-forwarded-[a-z]+):/i.test(line))
+      const sent = ['x-b: 1', 'accept: */*', 'x-b: 2', 'cookie: a=1', 'cookie: b=2', 'x-forwarded-for: 127.0.0.1', 'x-forwarded-host: shop.example', 'x-forwarded-proto: http']
+      expect(clientFields(heads.live!)).toEqual(sent)
+      expect(clientFields(heads.shadow!)).toEqual([...sent, 'x-svc-mode: shadow'])
+    } finally {
+      await proxy.stop()
+      liveRecorder.stop(true)
+      shadowRecorder.stop(true)
+    }
   })
 
   test('says and does close when the client asks', async () => {
