@@ -11,6 +11,10 @@
  * I/O here.
  *
  * Names given to its methods may be in any case, as with `Headers`.
+ * Values are taken as they are: the raw server's parser admits only valid
+ * field values (`request-head.ts`), trimmed, and the forwarding rules set
+ * values made of those and of the peer's address, so `set` does not
+ * trim or check as `Headers.set` does.
  */
 export class FieldList {
   /** Takes the arrays as they are (the raw server's own, not copied): `values[i]` is the value of `names[i]`. */

@@ -109,6 +109,7 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
         throw error
       }
       headIn = true
+      deadline?.headCame()
       try {
         const { response, latencyMs } = exchange
         const refused = refusedHead(target, response)

@@ -13,6 +13,13 @@ import { HeadTimeoutReason } from './upstream-error.ts'
 export interface HeadDeadline {
   /** Aborted when the exchange's own signal is, or with a HeadTimeoutReason when the head is late. */
   readonly signal: AbortLike
+  /**
+   * The head is in: the deadline is over (its entry leaves the queue now,
+   * not when it would have fired: a long body must not keep it, and the
+   * entries behind it, for the whole timeout); the exchange's own signal
+   * is still followed until `end`.
+   */
+  readonly headCame: () => void
   /** The exchange is over: no deadline, no following. */
   end(): void
 }
@@ -48,6 +55,8 @@ class Waiting implements HeadDeadline {
     this.unfollow = followAbort(source, (reason) => this.signal.abort(reason))
     this.deadline = queue.add(this)
   }
+
+  readonly headCame = (): void => this.deadline.cancel()
 
   expire(): void {
     if (!this.headIn()) this.signal.abort(new HeadTimeoutReason(this.queue.ms))

@@ -1,11 +1,12 @@
 /**
- * The shadow's HTTP/1.1 client over `Bun.connect`, for `http:` shadows
- * (docs/proxy.md "The shadow's client"). The shadow's response is read
- * whole for the comparison and never streamed to anyone, so it needs no
- * Response object, no stream and no hand-over to fetch's HTTP client
- * thread: with fetch, the second exchange of a shadowed request cost about
- * as much CPU again as everything else the proxy does. Live stays on
- * fetch, whose Response Bun.serve sends natively.
+ * Our HTTP/1.1 client over `Bun.connect`, for an `http:` shadow
+ * (docs/proxy.md "The shadow's client") and for an `http:` live on the raw
+ * server (`relay`, docs/proxy.md "The raw server"). The shadow's response
+ * is read whole for the comparison and never streamed to anyone, so it
+ * needs no Response object, no stream and no hand-over to fetch's HTTP
+ * client thread: with fetch, the second exchange of a shadowed request
+ * cost about as much CPU again as everything else the proxy does. On
+ * Bun.serve live stays on fetch, whose Response Bun.serve sends natively.
  *
  * It sends what fetch would send for the same call (fetch's default
  * User-Agent, Accept, Connection and Host when absent, Basic credentials
@@ -138,11 +139,11 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   }
 
   /** @param fresh on a new connection, not an idle one (the retry after a stale one) */
-  async function exchangeOnce(request: Http1Request, bytes: Buffer, reader: ResponseReader, fresh: boolean) {
+  async function exchangeOnce(request: Http1Request, bytes: Buffer, reader: ResponseReader, fresh: boolean, onHead: (() => void) | undefined) {
     // Aborted already: no idle connection is taken only to be closed.
     if (request.signal.aborted) throw request.signal.reason
     const connection = (fresh ? undefined : idle.take()) ?? (await connect(hostname, port, request.signal))
-    await connection.exchange(bytes, reader, request.signal)
+    await connection.exchange(bytes, reader, request.signal, onHead)
     return connection
   }
 
@@ -174,11 +175,11 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       const bytes = requestBytes(request)
       let connection: Connection
       try {
-        connection = await exchangeOnce(request, bytes, reader, false)
+        connection = await exchangeOnce(request, bytes, reader, false, deadline?.headCame)
       } catch (error) {
         if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
         reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
-        connection = await exchangeOnce(request, bytes, reader, true)
+        connection = await exchangeOnce(request, bytes, reader, true, deadline?.headCame)
       }
       // A response that came before the whole request was written (a 413
       // at once, say) leaves the connection out of step: not reused.

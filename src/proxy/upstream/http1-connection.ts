@@ -35,12 +35,14 @@ export class Connection implements ReadControl {
   private resolve: (() => void) | undefined
   private reject: ((error: unknown) => void) | undefined
   private signal: AbortLike | undefined
+  /** Told when the current exchange's head is in (its head deadline, `head-deadline.ts`). */
+  private onHead: (() => void) | undefined
   private readonly onAbort = () => {
     this.fail(this.signal!.reason)
     this.close()
   }
 
-  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike): Promise<void> {
+  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike, onHead?: () => void): Promise<void> {
     if (signal.aborted) {
       this.close()
       return Promise.reject(signal.reason)
@@ -53,6 +55,7 @@ export class Connection implements ReadControl {
     this.headAt = 0
     this.requestWritten = false
     this.signal = signal
+    this.onHead = onHead
     // No `once` option: an abort event fires once, `settle` removes the
     // listener, and the options object costs more than the listener itself.
     signal.addEventListener('abort', this.onAbort)
@@ -73,7 +76,7 @@ export class Connection implements ReadControl {
     }
     try {
       const state = reader.push(chunk)
-      if (this.headAt === 0 && reader.head !== undefined) this.headAt = performance.now()
+      if (this.headAt === 0 && reader.head !== undefined) this.headIn()
       if (state !== 'more') this.succeed()
     } catch (error) {
       this.fail(error)
@@ -100,7 +103,7 @@ export class Connection implements ReadControl {
     }
     try {
       reader.end()
-      if (this.headAt === 0 && reader.head !== undefined) this.headAt = performance.now()
+      if (this.headAt === 0 && reader.head !== undefined) this.headIn()
       this.succeed()
     } catch (endError) {
       this.fail(error ?? endError)
@@ -121,6 +124,11 @@ export class Connection implements ReadControl {
   resume(): void {
     this.paused = false
     this.socket?.resume()
+  }
+
+  private headIn(): void {
+    this.headAt = performance.now()
+    this.onHead?.()
   }
 
   private write(bytes: Buffer): void {
@@ -144,6 +152,7 @@ export class Connection implements ReadControl {
   private settle(): void {
     this.signal?.removeEventListener('abort', this.onAbort)
     this.signal = undefined
+    this.onHead = undefined
     this.reader = undefined
     this.unsent = undefined
     this.resolve = undefined

@@ -1,10 +1,12 @@
 /**
  * The outbound HTTP clients, per upstream origin: Bun's fetch with one
- * `Bun.FetchSession` (its own keep-alive pool) for live, the API and an
- * `https:` shadow; for an `http:` shadow, whose response is read whole,
- * our HTTP/1.1 client (`http1-client.ts`) with its own idle list, or fetch
- * (SVC_APP_SHADOW_CLIENT, docs/proxy.md "The shadow's client"); and one
- * semaphore of connection slots that both share. How the four
+ * `Bun.FetchSession` (its own keep-alive pool) for the API, an `https:`
+ * upstream and live on Bun.serve; for an `http:` shadow, whose response is
+ * read whole, our HTTP/1.1 client (`http1-client.ts`) with its own idle
+ * list, or fetch (SVC_APP_SHADOW_CLIENT, docs/proxy.md "The shadow's
+ * client"); for an `http:` live on the raw server, the same client in its
+ * relay mode (`liveRelayClient`); and one semaphore of connection slots
+ * that all share. How the four
  * SVC_APP_HTTP_CLIENT_* settings map (docs/proxy.md has the table):
  *
  * - MAX_CONNS_PER_HOST: enforced exactly by a semaphore per origin, held

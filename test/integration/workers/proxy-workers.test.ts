@@ -143,11 +143,12 @@ describe('the proxy with two workers', () => {
     }
   }, TEST_TIMEOUT_MS)
 
-  test('with the raw server, both workers serve the one port and every request is counted once', async () => {
-    const running = await startWorkers({ SVC_APP_PROXY_SERVER: 'raw' })
+  // The other tests here run the default, the raw server.
+  test('with Bun.serve, both workers serve the one port and every request is counted once', async () => {
+    const running = await startWorkers({ SVC_APP_PROXY_SERVER: 'bun' })
     try {
       const pids = [...workerPids(running.spawned.records).values()]
-      // Held open, so that the kernel spreads them over both raw listeners (SO_REUSEPORT).
+      // Held open, so that the kernel spreads them over both listeners (SO_REUSEPORT).
       const sockets = await Promise.all(
         Array.from({ length: 16 }, () => Bun.connect({ hostname: '127.0.0.1', port: running.port, socket: { data() {} } })),
       )

@@ -22,6 +22,8 @@ describe('loadProxyConfig: the common defaults', () => {
   test('applies every default', () => {
     const config = loadProxyConfig(STANDALONE)
     expect(config).toMatchObject({
+      // Our own HTTP/1.1 on Bun's TCP sockets (docs/proxy.md "The raw server").
+      server: 'raw',
       port: 8080,
       adminPort: 8081,
       readTimeoutMs: 30_000,

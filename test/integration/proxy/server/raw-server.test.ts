@@ -203,7 +203,8 @@ describe('the raw server', () => {
     })
   })
 
-  test("live and the shadow get the client's fields in the order sent, a repeated one as sent; hop-by-hop ones and X-Svc-Mode dropped", async () => {
+  /** Sends one request with fields of every kind through a raw proxy; the heads live and the shadow got. */
+  async function headsSent(extra: Record<string, string> = {}): Promise<{ live: string; shadow: string }> {
     const heads: Record<string, string> = {}
     /** An upstream that keeps the head it was sent and answers `ok`. */
     const recorder = (name: string) =>
@@ -220,28 +221,44 @@ describe('the raw server', () => {
     const liveRecorder = recorder('live')
     const shadowRecorder = recorder('shadow')
     const proxy = await startTestProxy(
-      standaloneEnv(`http://127.0.0.1:${liveRecorder.port}`, `http://127.0.0.1:${shadowRecorder.port}`, { SVC_APP_PROXY_SERVER: 'raw' }),
+      standaloneEnv(`http://127.0.0.1:${liveRecorder.port}`, `http://127.0.0.1:${shadowRecorder.port}`, { SVC_APP_PROXY_SERVER: 'raw', ...extra }),
     )
     try {
       const request =
         'GET /order HTTP/1.1\r\nHost: shop.example\r\nX-B: 1\r\nConnection: keep-alive, X-Drop\r\nX-Drop: no\r\nAccept: */*\r\n' +
-        'X-B: 2\r\nX-Svc-Mode: repeat\r\nCookie: a=1\r\nCookie: b=2\r\nTE: trailers\r\n\r\n'
+        'X-B: 2\r\nX-SVC-Mode: repeat\r\nCookie: a=1\r\nCookie: b=2\r\nTE: trailers\r\n\r\n'
       const { text } = await rawClient(proxy.url, request, (received) => received.endsWith('ok'))
       expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true)
       await waitFor(() => heads.shadow?.includes('\r\n\r\n') || undefined)
-      const clientFields = (head: string) =>
-        head
-          .split('\r\n')
-          .slice(1)
-          .filter((line) => /^(x-b|x-drop|accept|cookie|te|x-svc-mode|x-forwarded-[a-z]+):/i.test(line))
-      const sent = ['x-b: 1', 'accept: */*', 'x-b: 2', 'cookie: a=1', 'cookie: b=2', 'x-forwarded-for: 127.0.0.1', 'x-forwarded-host: shop.example', 'x-forwarded-proto: http']
-      expect(clientFields(heads.live!)).toEqual(sent)
-      expect(clientFields(heads.shadow!)).toEqual([...sent, 'x-svc-mode: shadow'])
+      return { live: heads.live!, shadow: heads.shadow! }
     } finally {
       await proxy.stop()
       liveRecorder.stop(true)
       shadowRecorder.stop(true)
     }
+  }
+
+  /** The fields of `head` that came from the client or the forwarding rules, lower case, in order. */
+  const clientFields = (head: string) =>
+    head
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.replace(/^[^:]+/, (name) => name.toLowerCase()))
+      .filter((line) => /^(x-b|x-drop|accept|cookie|te|x-svc-mode|x-forwarded-[a-z]+):/.test(line))
+  const FORWARDED = ['x-forwarded-for: 127.0.0.1', 'x-forwarded-host: shop.example', 'x-forwarded-proto: http']
+
+  test("live and the shadow get the client's fields in the order sent, a repeated one as sent; hop-by-hop ones and X-Svc-Mode dropped", async () => {
+    const heads = await headsSent()
+    const sent = ['x-b: 1', 'accept: */*', 'x-b: 2', 'cookie: a=1', 'cookie: b=2', ...FORWARDED]
+    expect(clientFields(heads.live)).toEqual(sent)
+    expect(clientFields(heads.shadow)).toEqual([...sent, 'x-svc-mode: shadow'])
+  })
+
+  test('with the shadow on fetch, the shadow gets the same fields through Headers, X-Svc-Mode once', async () => {
+    const heads = await headsSent({ SVC_APP_SHADOW_CLIENT: 'fetch' })
+    expect(clientFields(heads.live)).toEqual(['x-b: 1', 'accept: */*', 'x-b: 2', 'cookie: a=1', 'cookie: b=2', ...FORWARDED])
+    // Headers sorts the names and joins a repeated field (a Cookie with "; ").
+    expect(clientFields(heads.shadow).sort()).toEqual(['accept: */*', 'cookie: a=1; b=2', 'x-b: 1, 2', ...FORWARDED, 'x-svc-mode: shadow'].sort())
   })
 
   test('says and does close when the client asks', async () => {

@@ -50,3 +50,16 @@ test('deadlines of one client share one timer: ended ones leave nothing pending,
   expect(ended.some((deadline) => deadline.signal.aborted)).toBe(false)
   expect(late.map((deadline) => deadline.signal.reason instanceof HeadTimeoutReason)).toEqual([true, true])
 })
+
+test('a head that came leaves nothing pending: the exchange signal is still followed until the end', async () => {
+  const start = headDeadlines(20)
+  const source = new AbortFlag()
+  const deadline = start(source, () => false)
+  deadline.headCame()
+  await Bun.sleep(60)
+  // Cancelled when the head came, so even a headIn that says no did not fire it.
+  expect(deadline.signal.aborted).toBe(false)
+  source.abort('drain')
+  expect(deadline.signal.reason).toBe('drain')
+  deadline.end()
+})
