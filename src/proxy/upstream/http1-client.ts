@@ -138,13 +138,14 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     return body === null || body.byteLength === 0 ? headBytes : Buffer.concat([headBytes, body])
   }
 
-  /** @param fresh on a new connection, not an idle one (the retry after a stale one) */
-  async function exchangeOnce(request: Http1Request, bytes: Buffer, reader: ResponseReader, fresh: boolean, onHead: (() => void) | undefined) {
+  /**
+   * An idle connection when there is one, else a new one (always new for
+   * the retry after a stale one): a promise only when one must be made.
+   */
+  function connectionFor(signal: AbortLike, fresh: boolean): Connection | Promise<Connection> {
     // Aborted already: no idle connection is taken only to be closed.
-    if (request.signal.aborted) throw request.signal.reason
-    const connection = (fresh ? undefined : idle.take()) ?? (await connect(hostname, port, request.signal))
-    await connection.exchange(bytes, reader, request.signal, onHead)
-    return connection
+    if (signal.aborted) throw signal.reason
+    return (fresh ? undefined : idle.take()) ?? connect(hostname, port, signal)
   }
 
   async function send(
@@ -161,7 +162,6 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       // Only when configured: a second flag per request.
       deadline = startHeadDeadline(signal, () => reader.head !== undefined)
       signal = deadline.signal
-      request = { ...request, signal }
     }
     try {
       const waiting = takeConnectionSlot(slots, signal, target)
@@ -173,13 +173,16 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     const started = performance.now()
     try {
       const bytes = requestBytes(request)
-      let connection: Connection
+      // No async step between the call and the exchange on an idle connection, the usual case.
+      const taken = connectionFor(signal, false)
+      let connection = taken instanceof Promise ? await taken : taken
       try {
-        connection = await exchangeOnce(request, bytes, reader, false, deadline?.headCame)
+        await connection.exchange(bytes, reader, signal, deadline?.headCame)
       } catch (error) {
         if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
         reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
-        connection = await exchangeOnce(request, bytes, reader, true, deadline?.headCame)
+        connection = await connectionFor(signal, true)
+        await connection.exchange(bytes, reader, signal, deadline?.headCame)
       }
       // A response that came before the whole request was written (a 413
       // at once, say) leaves the connection out of step: not reused.
