@@ -6,7 +6,7 @@
  * network or of Bun's server. Not a proxy figure: `cpu.ts` measures the
  * proxy; this says where, inside the pipeline, its share goes.
  *
- *   bun run test/bench/proxy-bench/pipeline-cpu.ts [requests=200000] [same|every] [in flight=64]
+ *   bun run test/bench/proxy-bench/pipeline-cpu.ts [requests=200000] [same|tenth|every] [in flight=64]
  *
  * The log is at warn, so a diff writes no record; `PIPELINE_LOG=info`
  * logs as the proxy does by default: each diff a `response diff detected`
@@ -28,12 +28,14 @@ import type { ShadowClient, UpstreamClient, UpstreamPool } from '../../../src/pr
 import { BENCH_BODY, DIFFERENT_BODY } from './fleet.ts'
 
 const requests = Number(process.argv[2] ?? 200_000)
-const variant = process.argv[3] === 'every' ? 'every' : 'same'
+const variant = process.argv[3] === 'every' ? 'every' : process.argv[3] === 'tenth' ? 'tenth' : 'same'
 const inFlight = Number(process.argv[4] ?? 64)
 const logLevel = process.env.PIPELINE_LOG === 'info' ? 'info' : 'warn'
 
 const liveBody = new TextEncoder().encode(BENCH_BODY)
 const shadowBody = new TextEncoder().encode(variant === 'every' ? DIFFERENT_BODY : BENCH_BODY)
+const differentBody = new TextEncoder().encode(DIFFERENT_BODY)
+let shadowCount = 0
 const JSON_TYPE = 'application/json'
 
 const live: UpstreamClient = {
@@ -46,7 +48,8 @@ const live: UpstreamClient = {
 }
 const shadow: ShadowClient = {
   async send() {
-    return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE], 'Content-Length': [String(shadowBody.byteLength)] }, body: shadowBody, latencyMs: 0.1 }
+    const body = variant === 'tenth' && ++shadowCount % 10 === 0 ? differentBody : shadowBody
+    return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE], 'Content-Length': [String(body.byteLength)] }, body, latencyMs: 0.1 }
   },
 }
 const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, liveRelayClient: () => undefined, close() {} }
