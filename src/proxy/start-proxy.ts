@@ -7,7 +7,7 @@ import { ConfigError } from '../config/config-error.ts'
 import { withoutPassword } from '../net/base-url.ts'
 import { listenOr } from '../net/listen.ts'
 import type { Environment } from '../config/environment.ts'
-import { loadProxyConfig, type ApiModeConfig, type ProxyConfig } from '../config/proxy-config.ts'
+import { loadProxyConfig, type ApiModeConfig, type ProxyConfig, type ProxyServerKind } from '../config/proxy-config.ts'
 import { DEFAULT_DIFF_CONFIG, FieldPathError, Redaction } from '../diff/index.ts'
 import { createLogger, rateLimited, type Logger } from '../log/index.ts'
 import { registerProcessMetrics, Registry } from '../metrics/index.ts'
@@ -151,6 +151,7 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
   readiness.markReady()
   logger.info('proxy listening', {
     url: `http://${hostname}:${port}`,
+    server: listener.server,
     admin: admin === undefined ? undefined : `http://${hostname}:${admin.port}`,
     mode: config.mode.kind,
     live: withoutPassword(wiring.settings.liveUrl),
@@ -190,6 +191,8 @@ export async function createProxy(config: ProxyConfig, options: CreateProxyOptio
 /** The proxy's listener on SVC_APP_PORT, whichever server it is. */
 interface Listener {
   readonly port: number
+  /** What serves the port: the raw server, or Bun.serve (asked for, or in place of the raw server for an `https:` live). */
+  readonly server: ProxyServerKind
   /** No new connections; in-flight requests finish within `boundMs`, then the rest are closed. */
   stop(boundMs: number): Promise<void>
 }
@@ -206,9 +209,9 @@ function listen(config: ProxyConfig, hostname: string, handler: ShadowHandler, l
   }
   if (config.server !== 'raw' || relay === undefined) {
     const server = serveProxy(config, hostname, config.port, handler, logger, reusePort, (peer) => clientAddressOf(peer?.address))
-    return { port: server.port!, stop: (boundMs) => stopServer(server, boundMs) }
+    return { port: server.port!, server: 'bun', stop: (boundMs) => stopServer(server, boundMs) }
   }
-  return serveRaw({
+  const raw = serveRaw({
     hostname,
     port: config.port,
     reusePort,
@@ -218,6 +221,7 @@ function listen(config: ProxyConfig, hostname: string, handler: ShadowHandler, l
     fallback: (addresses) =>
       serveProxy(config, '127.0.0.1', 0, handler, logger, false, (peer) => (peer === null ? undefined : addresses.get(peer.port))),
   })
+  return { port: raw.port, server: 'raw', stop: (boundMs) => raw.stop(boundMs) }
 }
 
 /** Bun's `idleTimeout`: one inactivity timeout, never below the write timeout (docs/proxy.md "Timeouts"). */

@@ -129,6 +129,8 @@ describe('graceful shutdown', () => {
       const records = proxy.lines.map((line) => JSON.parse(line) as Record<string, string>)
       // The upstream's address is logged, its password is not.
       expect(records.find((r) => r.msg === 'proxy listening')!.live).toBe(live.url.replace('http://', 'http://deploy:***@'))
+      // With nothing set, the raw server serves, and the record says so.
+      expect(records.find((r) => r.msg === 'proxy listening')!.server).toBe('raw')
       expect(proxy.lines.join('\n')).not.toContain('live-secret')
       // A misspelt variable is said, with the name it most likely meant.
       expect(records.find((r) => r.msg === 'unknown variable ignored')).toMatchObject({

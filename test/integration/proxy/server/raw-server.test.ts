@@ -370,6 +370,7 @@ describe('the raw server', () => {
       const record = proxy.records().find((r) => r.msg.startsWith('SVC_APP_PROXY_SERVER=raw serves an http: live only'))
       // Information, not a warning: the raw server is the default, and an https: live is a setting as good as any.
       expect(record?.level).toBe('INFO')
+      expect(proxy.records().find((r) => r.msg === 'proxy listening')?.server).toBe('bun')
       const res = await fetch(`${proxy.url}/x`)
       expect(res.status).toBe(502)
     } finally {
