@@ -292,6 +292,17 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     return 'memory_budget'
   }
 
+  /** The raw server's entry: `relayed`, an unexpected failure caught here (a try, not a closure per request). */
+  async function relayedSafely(request: RelayedRequest, side: ClientSide): Promise<void> {
+    const started = performance.now()
+    try {
+      await relayed(request, side, started)
+    } catch (error) {
+      failedUnexpectedly(request.method, started, error)
+      side.problem(INTERNAL_PROBLEM)
+    }
+  }
+
   /** `relay` below: the same stages as `handle` and `shadowed`, on our HTTP/1.1 client and the raw server. */
   async function relayed(request: RelayedRequest, side: ClientSide, started: number): Promise<void> {
     const { method, target, clientAddress } = request
@@ -331,16 +342,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   return {
     settings,
     metrics,
-    relay:
-      liveRelay === undefined
-        ? undefined
-        : (request, side) => {
-            const started = performance.now()
-            return relayed(request, side, started).catch((error: unknown) => {
-              failedUnexpectedly(request.method, started, error)
-              side.problem(INTERNAL_PROBLEM)
-            })
-          },
+    relay: liveRelay === undefined ? undefined : relayedSafely,
     fetch(request, forwardContext) {
       const started = performance.now()
       return handle(request, forwardContext, started).catch((error: unknown) => {

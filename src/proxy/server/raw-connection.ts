@@ -162,12 +162,11 @@ export class RawConnection implements ClientSide {
     this.closeAfter = head.close
     this.method = head.method
     const fields = new FieldList(head.names, head.values)
-    void this.server
-      .relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this)
-      .then(() => this.responseDone())
+    void this.server.relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this).then(this.responseDone)
   }
 
-  private responseDone(): void {
+  /** A field, not a method: made once per connection, not a closure per request. */
+  private readonly responseDone = (): void => {
     this.busy = false
     this.onDrain = undefined
     this.onGone = undefined

@@ -11,6 +11,8 @@ import { PROBLEM_CONTENT_TYPE } from '../../errors/problem.ts'
 import { connectionOptions, isHopByHop } from '../policy/forward-headers.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
 
+/** Where `HTTP/1.1 200` ends: the space before the reason phrase, when there is one. */
+const STATUS_CODE_END = 'HTTP/1.1 200'.length
 
 export interface ClientHead {
   /** The head, its final empty line included. */
@@ -25,22 +27,26 @@ export interface ClientHead {
  */
 export function clientHead(head: ResponseHead, statusLine: string, framing: Framing, close: boolean): ClientHead {
   const chunked = framing.kind === 'chunked' || framing.kind === 'close'
-  let text = `HTTP/1.1 ${head.status} ${reasonOf(statusLine)}\r\n`
+  // Pieces joined once at the end: each `+=` on a string is a rope object of its own.
+  // Live's own status line when it is HTTP/1.1 already and has the space before its reason
+  // phrase (`HTTP/1.1 204` without one gets it: RFC 9112 section 4 requires it).
+  const parts: string[] = statusLine.length > STATUS_CODE_END && statusLine.startsWith('HTTP/1.1 ') ? [statusLine, '\r\n'] : ['HTTP/1.1 ', String(head.status), ' ', reasonOf(statusLine), '\r\n']
   const { fields } = head
   const named = fields['connection'] === undefined ? undefined : new Set(connectionOptions(fields['connection']))
   for (const name in fields) {
     if (isHopByHop(name) || named?.has(name) === true) continue
     if (name === 'content-length') {
       // Framed anew, a length would contradict the chunks; repeated equal lengths are said once.
-      if (!chunked) text += `content-length: ${framing.kind === 'length' ? framing.length : fields[name]}\r\n`
+      if (!chunked) parts.push('content-length: ', framing.kind === 'length' ? String(framing.length) : fields[name]!, '\r\n')
       continue
     }
-    text += `${name}: ${fields[name]}\r\n`
+    parts.push(name, ': ', fields[name]!, '\r\n')
   }
-  for (const cookie of head.setCookies) if (named?.has('set-cookie') !== true) text += `set-cookie: ${cookie}\r\n`
-  if (chunked) text += 'transfer-encoding: chunked\r\n'
-  if (close) text += 'connection: close\r\n'
-  return { text: `${text}\r\n`, chunked }
+  if (named?.has('set-cookie') !== true) for (const cookie of head.setCookies) parts.push('set-cookie: ', cookie, '\r\n')
+  if (chunked) parts.push('transfer-encoding: chunked\r\n')
+  if (close) parts.push('connection: close\r\n')
+  parts.push('\r\n')
+  return { text: parts.join(''), chunked }
 }
 
 /**

@@ -94,9 +94,8 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
   const startHeadDeadline = headTimeoutMs > 0 ? headDeadlines(headTimeoutMs) : undefined
   return {
     async send(request, maxBodyBytes, reserve) {
-      let headIn = false
       // Only when configured: a second flag per request.
-      const deadline = startHeadDeadline?.(request.signal, () => headIn)
+      const deadline = startHeadDeadline?.(request.signal)
       // fetch takes a real AbortSignal, made here from the comparison's (the body's read included).
       const follower = abortSignalOf(deadline?.signal ?? request.signal)
       const signal = follower.signal
@@ -108,7 +107,6 @@ export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): Shad
         deadline?.end()
         throw error
       }
-      headIn = true
       deadline?.headCame()
       try {
         const { response, latencyMs } = exchange

@@ -6,7 +6,7 @@
  * (docs/proxy.md "Timeouts"). Live's relay on the raw server has one on
  * every request, the shadow's when SVC_APP_SHADOW_HEAD_TIMEOUT is set.
  */
-import { AbortFlag, followAbort, type AbortLike } from '../../async/abort-flag.ts'
+import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
 import { DeadlineQueue, type Deadline } from '../../async/deadline-queue.ts'
 import { HeadTimeoutReason } from './upstream-error.ts'
 
@@ -17,15 +17,16 @@ export interface HeadDeadline {
    * The head is in: the deadline is over (its entry leaves the queue now,
    * not when it would have fired: a long body must not keep it, and the
    * entries behind it, for the whole timeout); the exchange's own signal
-   * is still followed until `end`.
+   * is still followed until `end`. The client must call it when the head
+   * comes: a deadline that fires aborts the exchange.
    */
-  readonly headCame: () => void
+  headCame(): void
   /** The exchange is over: no deadline, no following. */
   end(): void
 }
 
-/** Starts a head deadline of the client's length for one exchange. */
-export type HeadDeadlines = (signal: AbortLike, headIn: () => boolean) => HeadDeadline
+/** Starts a head deadline of the client's length for one exchange, following its signal. */
+export type HeadDeadlines = (signal: AbortLike) => HeadDeadline
 
 /**
  * One client's head deadlines, all `ms` long, on one timer
@@ -34,36 +35,40 @@ export type HeadDeadlines = (signal: AbortLike, headIn: () => boolean) => HeadDe
  */
 export function headDeadlines(ms: number): HeadDeadlines {
   const queue = new DeadlineQueue<Waiting>(ms, (waiting) => waiting.expire())
-  return (signal, headIn) => new Waiting(queue, signal, headIn)
+  return (signal) => new Waiting(queue, signal)
 }
 
 /**
  * A flag, not an AbortController: a comparison's exchange is ended through
  * an `AbortFlag` already (`src/async/abort-flag.ts`), and fetch gets a real
- * signal made from this one.
+ * signal made from this one. Methods and one listener, not closures: it is
+ * made for every exchange of live on the raw server.
  */
 class Waiting implements HeadDeadline {
   readonly signal = new AbortFlag()
-  private readonly unfollow: () => void
   private readonly deadline: Deadline
+  private readonly follow = (): void => this.signal.abort(this.source.reason)
 
   constructor(
     private readonly queue: DeadlineQueue<Waiting>,
-    source: AbortLike,
-    private readonly headIn: () => boolean,
+    private readonly source: AbortLike,
   ) {
-    this.unfollow = followAbort(source, (reason) => this.signal.abort(reason))
+    if (source.aborted) this.signal.abort(source.reason)
+    else source.addEventListener('abort', this.follow)
     this.deadline = queue.add(this)
   }
 
-  readonly headCame = (): void => this.deadline.cancel()
-
+  /** Fired by the queue: the head is late (`headCame` would have cancelled the deadline). */
   expire(): void {
-    if (!this.headIn()) this.signal.abort(new HeadTimeoutReason(this.queue.ms))
+    this.signal.abort(new HeadTimeoutReason(this.queue.ms))
+  }
+
+  headCame(): void {
+    this.deadline.cancel()
   }
 
   end(): void {
     this.deadline.cancel()
-    this.unfollow()
+    this.source.removeEventListener('abort', this.follow)
   }
 }

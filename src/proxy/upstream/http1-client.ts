@@ -107,9 +107,14 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       ? undefined
       : `authorization: Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}\r\n`
 
+  // The head's fixed lines, made once: a string built per request is an allocation per piece.
+  const agentLine = `user-agent: ${USER_AGENT}\r\n`
+  const hostLine = `host: ${url.host}\r\n`
+
   function requestBytes(request: Http1Request): Buffer {
     const { method, headers, body } = request
-    let head = `${method} ${requestTarget(base, prefix, request.pathAndQuery)} HTTP/1.1\r\n`
+    // Pieces joined once at the end: each `+=` on a string is a rope object of its own.
+    const parts: string[] = [method, ' ', requestTarget(base, prefix, request.pathAndQuery), ' HTTP/1.1\r\n']
     let host = false
     let agent = false
     let accept = false
@@ -123,18 +128,17 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       else if (name === 'user-agent') agent = true
       else if (name === 'accept') accept = true
       else if (name === 'authorization') authorization = true
-      head += `${name}: ${value}\r\n`
+      parts.push(name, ': ', value, '\r\n')
     })
-    head += setLines
-    head += 'connection: keep-alive\r\n'
-    if (!agent) head += `user-agent: ${USER_AGENT}\r\n`
-    if (!accept) head += 'accept: */*\r\n'
-    if (!host) head += `host: ${url.host}\r\n`
-    if (!authorization && credentials !== undefined) head += credentials
-    if (body !== null || !NO_LENGTH_WITHOUT_BODY.has(method)) head += `content-length: ${body?.byteLength ?? 0}\r\n`
-    head += '\r\n'
+    parts.push(setLines, 'connection: keep-alive\r\n')
+    if (!agent) parts.push(agentLine)
+    if (!accept) parts.push('accept: */*\r\n')
+    if (!host) parts.push(hostLine)
+    if (!authorization && credentials !== undefined) parts.push(credentials)
+    if (body !== null || !NO_LENGTH_WITHOUT_BODY.has(method)) parts.push('content-length: ', String(body?.byteLength ?? 0), '\r\n')
+    parts.push('\r\n')
     // Header values are byte strings (the Fetch standard): latin1 keeps each byte as it is.
-    const headBytes = Buffer.from(head, 'latin1')
+    const headBytes = Buffer.from(parts.join(''), 'latin1')
     return body === null || body.byteLength === 0 ? headBytes : Buffer.concat([headBytes, body])
   }
 
@@ -160,7 +164,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     let deadline: HeadDeadline | undefined
     if (startHeadDeadline !== undefined) {
       // Only when configured: a second flag per request.
-      deadline = startHeadDeadline(signal, () => reader.head !== undefined)
+      deadline = startHeadDeadline(signal)
       signal = deadline.signal
     }
     try {
@@ -177,12 +181,12 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       const taken = connectionFor(signal, false)
       let connection = taken instanceof Promise ? await taken : taken
       try {
-        await connection.exchange(bytes, reader, signal, deadline?.headCame)
+        await connection.exchange(bytes, reader, signal, deadline)
       } catch (error) {
         if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
         reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
         connection = await connectionFor(signal, true)
-        await connection.exchange(bytes, reader, signal, deadline?.headCame)
+        await connection.exchange(bytes, reader, signal, deadline)
       }
       // A response that came before the whole request was written (a 413
       // at once, say) leaves the connection out of step: not reused.

@@ -6,6 +6,11 @@
 import type { AbortLike } from '../../async/abort-flag.ts'
 import type { ReadControl, ResponseReader } from './http1-response.ts'
 
+/** What is told when an exchange's response head is in. */
+export interface HeadWatcher {
+  headCame(): void
+}
+
 /** A reused keep-alive connection closed before any byte of the response: the server had let it go. */
 export class StaleConnectionError extends Error {
   readonly code = 'ECONNRESET'
@@ -36,13 +41,13 @@ export class Connection implements ReadControl {
   private reject: ((error: unknown) => void) | undefined
   private signal: AbortLike | undefined
   /** Told when the current exchange's head is in (its head deadline, `head-deadline.ts`). */
-  private onHead: (() => void) | undefined
+  private onHead: HeadWatcher | undefined
   private readonly onAbort = () => {
     this.fail(this.signal!.reason)
     this.close()
   }
 
-  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike, onHead?: () => void): Promise<void> {
+  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike, onHead?: HeadWatcher): Promise<void> {
     if (signal.aborted) {
       this.close()
       return Promise.reject(signal.reason)
@@ -128,7 +133,7 @@ export class Connection implements ReadControl {
 
   private headIn(): void {
     this.headAt = performance.now()
-    this.onHead?.()
+    this.onHead?.headCame()
   }
 
   private write(bytes: Buffer): void {
