@@ -51,11 +51,11 @@ const endpointTemplatesField = type('string').pipe((text, ctx) => {
   }
 })
 
-/** docs/reference/configuration.md "Common" (proxy). */
 /** SVC_APP_PROXY_SERVER's values: Bun's HTTP server, or our own on Bun's TCP sockets. */
 export const PROXY_SERVERS = ['bun', 'raw'] as const
 export type ProxyServerKind = (typeof PROXY_SERVERS)[number]
 
+/** docs/reference/configuration.md "Common" (proxy). */
 const commonProxyFields = {
   SVC_APP_PORT: portField.default('8080'),
   SVC_APP_ADMIN_PORT: portField.default('8081'),

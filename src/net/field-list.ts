@@ -6,9 +6,8 @@
  * `delete`, `keys`, `forEach`), with the same results, so that the
  * forwarding rules and our HTTP/1.1 client take either. A `Headers` object
  * is a native one: building one per request, copying it and walking it
- * for each upstream cost the raw server more CPU per request than
- * everything else its live exchange does (docs/benchmarks/proxy.md). No
- * I/O here.
+ * for each upstream cost the raw server several µs of CPU per request
+ * (docs/benchmarks/proxy.md). No I/O here.
  *
  * Names given to its methods may be in any case, as with `Headers`.
  * Values are taken as they are: the raw server's parser admits only valid
@@ -113,4 +112,9 @@ export type RequestFields = Headers | FieldList
 /** A `Headers` object for fetch: the same one when it is one. */
 export function headersOf(fields: RequestFields): Headers {
   return fields instanceof FieldList ? fields.toHeaders() : fields
+}
+
+/** A `Headers` object of the same fields that the caller may change: always a new one. */
+export function headersCopyOf(fields: RequestFields): Headers {
+  return fields instanceof FieldList ? fields.toHeaders() : new Headers(fields)
 }

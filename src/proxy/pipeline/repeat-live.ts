@@ -12,7 +12,7 @@
  * does not fit is skipped (`memory_budget`) without harming the
  * comparison it belongs to.
  */
-import { FieldList, type RequestFields } from '../../net/field-list.ts'
+import { headersCopyOf, type RequestFields } from '../../net/field-list.ts'
 import type { GateNoiseSkips } from '../../metrics/index.ts'
 import type { ByteBudget, Reservation } from '../policy/byte-budget.ts'
 import { REPEAT_MODE_VALUE, SHADOW_MODE_HEADER } from '../policy/forward-headers.ts'
@@ -146,8 +146,7 @@ async function sendRepeat(
   const timeout = new AbortController()
   const timer = setTimeout(abortOnTimeout, noise.timeoutMs, timeout, noise.timeoutMs)
   const signal = AbortSignal.any([timeout.signal, closed])
-  const fields = comparison.request.headers
-  const headers = fields instanceof FieldList ? fields.toHeaders() : new Headers(fields)
+  const headers = headersCopyOf(comparison.request.headers)
   headers.set(SHADOW_MODE_HEADER, REPEAT_MODE_VALUE)
   const started = performance.now()
   try {

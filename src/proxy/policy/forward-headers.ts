@@ -7,7 +7,7 @@
  * -Proto are what this proxy saw unless the peer is a trusted proxy
  * (docs/proxy.md "Forwarding").
  */
-import { FieldList, type RequestFields } from '../../net/field-list.ts'
+import { headersCopyOf, type FieldList, type RequestFields } from '../../net/field-list.ts'
 
 /**
  * RFC 9110 §7.6.1: an intermediary removes the Connection field, every field
@@ -180,7 +180,7 @@ function applyForwarding(headers: EditableFields, forwarded: ForwardedFor): void
 
 /** The shadow's headers for fetch: the live ones plus `X-Svc-Mode: shadow`. */
 export function shadowRequestHeaders(live: RequestFields): Headers {
-  const headers = live instanceof FieldList ? live.toHeaders() : new Headers(live)
+  const headers = headersCopyOf(live)
   headers.set(SHADOW_MODE_HEADER, SHADOW_MODE_VALUE)
   return headers
 }

@@ -163,7 +163,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     let signal = request.signal
     let deadline: HeadDeadline | undefined
     if (startHeadDeadline !== undefined) {
-      // Only when configured: a second flag per request.
+      // Only when configured (always for live's relay): a second flag per request.
       deadline = startHeadDeadline(signal)
       signal = deadline.signal
     }

@@ -28,7 +28,7 @@ import { Semaphore } from '../policy/semaphore.ts'
 import { DEFAULT_SHADOW_CLIENT, type HttpClientSettings } from '../policy/shadow-settings.ts'
 import { SHADOW_MODE_HEADER, SHADOW_MODE_VALUE } from '../policy/forward-headers.ts'
 import { createFetchClient, shadowOverFetch } from './fetch-client.ts'
-import { createHttp1Client } from './http1-client.ts'
+import { createHttp1Client, type Http1ClientOptions } from './http1-client.ts'
 import { IdleConnections } from './idle-connections.ts'
 import type { UpstreamPool, UpstreamPoolOptions } from './upstream-client.ts'
 
@@ -67,36 +67,25 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     return found
   }
 
+  /** Our HTTP/1.1 client to an `http:` origin, on the host's connection slots and idle list. */
+  function http1Client(target: 'live' | 'shadow', baseUrl: string, url: URL, options: Pick<Http1ClientOptions, 'setFields' | 'headTimeoutMs'>) {
+    const { slots, idle } = host(url.origin)
+    return createHttp1Client({ target, baseUrl: baseUrl.replace(/\/+$/, ''), slots, idle, recorder: metrics?.forUpstream(target, url), ...options })
+  }
+
   const pool: UpstreamPool = {
     shadowClient(baseUrl, headTimeoutMs = 0) {
       const url = new URL(baseUrl)
       if (url.protocol !== 'http:' || (settings.shadowClient ?? DEFAULT_SHADOW_CLIENT) === 'fetch') {
         return shadowOverFetch(pool.client('shadow', baseUrl), headTimeoutMs)
       }
-      const { slots, idle } = host(url.origin)
-      return createHttp1Client({
-        target: 'shadow',
-        baseUrl: baseUrl.replace(/\/+$/, ''),
-        slots,
-        idle,
-        recorder: metrics?.forUpstream('shadow', url),
-        setFields: { [SHADOW_MODE_HEADER]: SHADOW_MODE_VALUE },
-        headTimeoutMs,
-      })
+      return http1Client('shadow', baseUrl, url, { setFields: { [SHADOW_MODE_HEADER]: SHADOW_MODE_VALUE }, headTimeoutMs })
     },
 
     liveRelayClient(baseUrl, headTimeoutMs) {
       const url = new URL(baseUrl)
       if (url.protocol !== 'http:') return undefined
-      const { slots, idle } = host(url.origin)
-      return createHttp1Client({
-        target: 'live',
-        baseUrl: baseUrl.replace(/\/+$/, ''),
-        slots,
-        idle,
-        recorder: metrics?.forUpstream('live', url),
-        headTimeoutMs,
-      })
+      return http1Client('live', baseUrl, url, { headTimeoutMs })
     },
 
     client(target, baseUrl) {
