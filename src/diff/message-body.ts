@@ -1,4 +1,5 @@
 import { parseJson } from './large-integer.ts'
+import { spliceJson } from './json-splice.ts'
 import { hasDuplicateKeys } from './duplicate-keys.ts'
 import { charsetOf, decodeContent, decodeText, lossyText } from './body-decoding.ts'
 import type { HeaderMap } from './capture.ts'
@@ -105,6 +106,33 @@ export class MessageBody {
     return this._json
   }
 
+  /**
+   * json(), taken from `other`'s parse where the two bodies are UTF-8 JSON
+   * that differ inside one container (json-splice.ts): only that part of
+   * this body is decoded and parsed. The value shares `other`'s objects,
+   * so it is not kept (a later json() parses this body whole) and must not
+   * be edited. A body already read keeps its own parse; `other`'s must be
+   * as parsed, never edited (redaction reads this body first).
+   */
+  jsonBeside(other: MessageBody): unknown {
+    if (this._json !== UNREAD) return this._json
+    const otherJson = other.json()
+    const bytes = this.decoded()
+    const otherBytes = other.decoded()
+    if (
+      otherJson !== NOT_JSON &&
+      bytes !== undefined &&
+      otherBytes !== undefined &&
+      isUtf8(this.headers) &&
+      isUtf8(other.headers) &&
+      !this.tooDeep
+    ) {
+      const spliced = spliceJson(otherBytes, otherJson, bytes)
+      if (spliced !== undefined) return spliced
+    }
+    return this.json()
+  }
+
   /** A large body nested past MAX_COMPARE_DEPTH: never parsed, compared as text. */
   get tooDeep(): boolean {
     if (this._tooDeep === undefined) {
@@ -178,3 +206,9 @@ export class MessageBody {
 }
 
 const UNREAD: unique symbol = Symbol('unread')
+
+/** Whether a body is UTF-8 (the default): then its bytes are its text's, offset for offset. */
+function isUtf8(headers: HeaderMap): boolean {
+  const charset = charsetOf(headerValues(headers, 'content-type'))
+  return charset === 'utf-8' || charset === 'utf8'
+}
