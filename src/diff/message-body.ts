@@ -32,6 +32,7 @@ export class MessageBody {
   private _tooDeep: boolean | undefined
   private _lenientJson: unknown = UNREAD
   private _lenientText: string | undefined
+  private _charset: string | undefined
 
   /**
    * @param forRedaction the body may have to be redacted: decode it up to
@@ -45,6 +46,11 @@ export class MessageBody {
     private readonly _limits: BodyLimits,
     private readonly _forRedaction = false,
   ) {}
+
+  /** The charset of its Content-Type, lower case; utf-8 when absent. */
+  get charset(): string {
+    return (this._charset ??= charsetOf(headerValues(this.headers, 'content-type')))
+  }
 
   /** Above maxBodyBytes, raw or decoded: compared by bytes only, never diffed. */
   get overLimit(): boolean {
@@ -80,8 +86,7 @@ export class MessageBody {
   text(): string | undefined {
     if (this._text === undefined) {
       const bytes = this.decoded()
-      const charset = charsetOf(headerValues(this.headers, 'content-type'))
-      this._text = bytes === undefined ? null : (decodeText(bytes, charset) ?? null)
+      this._text = bytes === undefined ? null : (decodeText(bytes, this.charset) ?? null)
     }
     return this._text ?? undefined
   }
@@ -123,8 +128,8 @@ export class MessageBody {
       otherJson !== NOT_JSON &&
       bytes !== undefined &&
       otherBytes !== undefined &&
-      isUtf8(this.headers) &&
-      isUtf8(other.headers) &&
+      isUtf8(this.charset) &&
+      isUtf8(other.charset) &&
       !this.tooDeep
     ) {
       const spliced = spliceJson(otherBytes, otherJson, bytes)
@@ -139,8 +144,7 @@ export class MessageBody {
       const bytes = this.decoded()
       this._tooDeep = false
       if (bytes !== undefined && bytes.byteLength >= DEPTH_SCAN_FROM_BYTES) {
-        const charset = charsetOf(headerValues(this.headers, 'content-type'))
-        this._tooDeep = charset.startsWith('utf-16')
+        this._tooDeep = this.charset.startsWith('utf-16')
           ? textNestsDeeperThan(this.text() ?? '', MAX_COMPARE_DEPTH)
           : bytesNestDeeperThan(bytes, MAX_COMPARE_DEPTH)
       }
@@ -208,7 +212,6 @@ export class MessageBody {
 const UNREAD: unique symbol = Symbol('unread')
 
 /** Whether a body is UTF-8 (the default): then its bytes are its text's, offset for offset. */
-function isUtf8(headers: HeaderMap): boolean {
-  const charset = charsetOf(headerValues(headers, 'content-type'))
+function isUtf8(charset: string): boolean {
   return charset === 'utf-8' || charset === 'utf8'
 }
