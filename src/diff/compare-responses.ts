@@ -80,11 +80,7 @@ export function compareCaptured(
       // Equal bytes are an equal body under any DiffConfig: skip parsing.
       if (!bytesEqual(liveBytes, shadowBytes)) {
         const liveJson = liveBody.json()
-        // Where the two differ in one place, the shadow's parse is live's
-        // with that part parsed (json-splice.ts). processCapture, which
-        // redacts parsed bodies in place, has read both by now: each keeps
-        // its own parse.
-        const shadowJson = shadowBody.jsonBeside(liveBody)
+        const shadowJson = shadowBody.json()
         if (liveJson !== NOT_JSON && shadowJson !== NOT_JSON) {
           liveDoc.body = liveJson
           shadowDoc.body = shadowJson

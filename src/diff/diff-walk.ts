@@ -123,7 +123,6 @@ export class DiffWalk {
     const shorter = lengthA < lengthB ? lengthA : lengthB
     // Trim equal ends. An element too large to tell cheaply stops the
     // trimming; the alignment then pairs it and the pair's walk decides.
-    const keys = this._keys
     let start = 0
     while (start < shorter) {
       const x = a[start]
@@ -141,16 +140,9 @@ export class DiffWalk {
       endB--
     }
     if (start === endA && start === endB) return
-    if (endA - start === 1 && endB - start === 1) {
-      // One element apiece (one record changed in place): the alignment's
-      // only pairing, without building its script.
-      keys[depth] = start
-      const child = node === undefined ? undefined : this._filter!.childIndex(node, start)
-      if (child !== SKIPPED) this.compare(a[start], b[start], depth + 1, child)
-      return
-    }
     const steps = alignMiddle(a, b, start, endA, endB, this._options.elementHash, node, depth)
     const filter = node === undefined ? undefined : this._filter
+    const keys = this._keys
     let position = start
     for (let s = 0; s < steps.length; s += 3) {
       keys[depth] = position

@@ -1,5 +1,4 @@
 import { parseJson } from './large-integer.ts'
-import { spliceJson } from './json-splice.ts'
 import { hasDuplicateKeys } from './duplicate-keys.ts'
 import { charsetOf, decodeContent, decodeText, lossyText } from './body-decoding.ts'
 import type { HeaderMap } from './capture.ts'
@@ -32,7 +31,6 @@ export class MessageBody {
   private _tooDeep: boolean | undefined
   private _lenientJson: unknown = UNREAD
   private _lenientText: string | undefined
-  private _charset: string | undefined
 
   /**
    * @param forRedaction the body may have to be redacted: decode it up to
@@ -46,11 +44,6 @@ export class MessageBody {
     private readonly _limits: BodyLimits,
     private readonly _forRedaction = false,
   ) {}
-
-  /** The charset of its Content-Type, lower case; utf-8 when absent. */
-  get charset(): string {
-    return (this._charset ??= charsetOf(headerValues(this.headers, 'content-type')))
-  }
 
   /** Above maxBodyBytes, raw or decoded: compared by bytes only, never diffed. */
   get overLimit(): boolean {
@@ -86,7 +79,8 @@ export class MessageBody {
   text(): string | undefined {
     if (this._text === undefined) {
       const bytes = this.decoded()
-      this._text = bytes === undefined ? null : (decodeText(bytes, this.charset) ?? null)
+      const charset = charsetOf(headerValues(this.headers, 'content-type'))
+      this._text = bytes === undefined ? null : (decodeText(bytes, charset) ?? null)
     }
     return this._text ?? undefined
   }
@@ -111,40 +105,14 @@ export class MessageBody {
     return this._json
   }
 
-  /**
-   * json(), taken from `other`'s parse where the two bodies are UTF-8 JSON
-   * that differ inside one container (json-splice.ts): only that part of
-   * this body is decoded and parsed. The value shares `other`'s objects,
-   * so it is not kept (a later json() parses this body whole) and must not
-   * be edited. A body already read keeps its own parse; `other`'s must be
-   * as parsed, never edited (redaction reads this body first).
-   */
-  jsonBeside(other: MessageBody): unknown {
-    if (this._json !== UNREAD) return this._json
-    const otherJson = other.json()
-    const bytes = this.decoded()
-    const otherBytes = other.decoded()
-    if (
-      otherJson !== NOT_JSON &&
-      bytes !== undefined &&
-      otherBytes !== undefined &&
-      isUtf8(this.charset) &&
-      isUtf8(other.charset) &&
-      !this.tooDeep
-    ) {
-      const spliced = spliceJson(otherBytes, otherJson, bytes)
-      if (spliced !== undefined) return spliced
-    }
-    return this.json()
-  }
-
   /** A large body nested past MAX_COMPARE_DEPTH: never parsed, compared as text. */
   get tooDeep(): boolean {
     if (this._tooDeep === undefined) {
       const bytes = this.decoded()
       this._tooDeep = false
       if (bytes !== undefined && bytes.byteLength >= DEPTH_SCAN_FROM_BYTES) {
-        this._tooDeep = this.charset.startsWith('utf-16')
+        const charset = charsetOf(headerValues(this.headers, 'content-type'))
+        this._tooDeep = charset.startsWith('utf-16')
           ? textNestsDeeperThan(this.text() ?? '', MAX_COMPARE_DEPTH)
           : bytesNestDeeperThan(bytes, MAX_COMPARE_DEPTH)
       }
@@ -210,8 +178,3 @@ export class MessageBody {
 }
 
 const UNREAD: unique symbol = Symbol('unread')
-
-/** Whether a body is UTF-8 (the default): then its bytes are its text's, offset for offset. */
-function isUtf8(charset: string): boolean {
-  return charset === 'utf-8' || charset === 'utf8'
-}
