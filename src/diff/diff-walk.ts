@@ -84,6 +84,22 @@ export class DiffWalk {
       if (!inB) {
         keys[depth] = key
         this._remove(x, depth + 1, child)
+      } else if (typeof x === 'string' && typeof y === 'string') {
+        // Leaves by type, each read again where only that type is read: one
+        // `x !== y` for all of them had its operands typed by the JIT from the
+        // values it last saw there (the status, the header lists), and a
+        // string or a fraction failed that guess at every differing response,
+        // recompiled with the same guess (docs/proxy.md "The diff path").
+        if ((a[key] as string) !== (b[key] as string)) {
+          keys[depth] = key
+          this._replace(x, y, depth + 1, child)
+        }
+      } else if (typeof x === 'number' && typeof y === 'number') {
+        // As compare's float_tolerance; Infinity - Infinity (equal) is NaN, never above it.
+        if (Math.abs((a[key] as number) - (b[key] as number)) > this._tolerance) {
+          keys[depth] = key
+          this._replace(x, y, depth + 1, child)
+        }
       } else if (x !== y) {
         keys[depth] = key
         this.compare(x, y, depth + 1, child)

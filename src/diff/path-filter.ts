@@ -28,7 +28,8 @@ export class FilterNode {
   ) {}
 }
 
-export const SKIPPED = 0
+/** A symbol, not a number: comparing a step with it is a pointer test the JIT never has to guess types for. */
+export const SKIPPED: unique symbol = Symbol('skipped')
 export type FilterStep = FilterNode | undefined | typeof SKIPPED
 /** The state of a node that is compared (at least partly): never SKIPPED. */
 export type ComparedNode = FilterNode | undefined
