@@ -54,6 +54,7 @@ import { relayLive } from '../../../src/proxy/pipeline/relay-live.ts'
 import { clientHead } from '../../../src/proxy/server/response-writer.ts'
 import type { Framing, ResponseHead } from '../../../src/proxy/upstream/response-head.ts'
 import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
+import { FieldList } from '../../../src/net/field-list.ts'
 
 const HEAD_END = Buffer.from('\r\n\r\n')
 const LIVE_TIMEOUT_MS = 5000
@@ -372,14 +373,18 @@ class SocketSide {
   }
 }
 
-/** The live request's headers for our client, from the head this reference read (a Headers object, as the raw server makes one). */
-function relayHeaders(head: RequestHead): Headers {
-  const headers = new Headers()
+/** The live request's fields for our client, from the head this reference read (a FieldList, as the raw server makes one). */
+function relayHeaders(head: RequestHead): FieldList {
+  const names: string[] = []
+  const values: string[] = []
   for (const line of head.lines.split('\r\n').slice(2)) {
     const colon = line.indexOf(':')
-    if (colon > 0) headers.append(line.slice(0, colon), line.slice(colon + 2))
+    if (colon > 0) {
+      names.push(line.slice(0, colon))
+      values.push(line.slice(colon + 2))
+    }
   }
-  return headers
+  return new FieldList(names, values)
 }
 
 /** The shadow's side on the client connection's own shadow connections: one not busy, else a new one. */
