@@ -95,7 +95,8 @@ export class DiffWalk {
           this._replace(x, y, depth + 1, child)
         }
       } else if (typeof x === 'number' && typeof y === 'number') {
-        // As compare's float_tolerance; Infinity - Infinity (equal) is NaN, never above it.
+        // As compare's float_tolerance (never negative or NaN: CompiledDiffConfig); JSON has no
+        // NaN, and Infinity - Infinity (equal) is NaN, never above it.
         if (Math.abs((a[key] as number) - (b[key] as number)) > this._tolerance) {
           keys[depth] = key
           this._replace(x, y, depth + 1, child)
