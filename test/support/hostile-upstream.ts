@@ -20,7 +20,7 @@ export interface HostileUpstream {
   readonly url: string
   /** Connections still open. */
   readonly openConnections: number
-  /** Bytes written so far, all connections together. */
+  /** Bytes given to `write` so far, all connections together (sent, or waiting for the socket to take them). */
   readonly written: number
   stop(): void
 }
@@ -28,6 +28,25 @@ export interface HostileUpstream {
 interface State {
   closed: boolean
   answered: boolean
+  /** Bytes the socket did not take yet, in order: written on `drain`. */
+  unsent: Buffer[]
+  /** `end()` came while bytes were unsent: the connection ends once they are out. */
+  endWhenSent: boolean
+}
+
+/** Hands `socket` what it will take of its unsent bytes; ends it when asked and all are out. */
+function flush(socket: Bun.Socket<State>): void {
+  const state = socket.data
+  while (state.unsent.length > 0 && !state.closed) {
+    const bytes = state.unsent[0]!
+    const taken = Math.max(0, socket.write(bytes))
+    if (taken < bytes.byteLength) {
+      state.unsent[0] = bytes.subarray(taken)
+      return
+    }
+    state.unsent.shift()
+  }
+  if (state.endWhenSent && !state.closed) socket.end()
 }
 
 /**
@@ -42,7 +61,7 @@ export function startHostileUpstream(answers: Record<string, HostileAnswer>, hol
     port: 0,
     socket: {
       open(socket) {
-        socket.data = { closed: false, answered: false }
+        socket.data = { closed: false, answered: false, unsent: [], endWhenSent: false }
         socket.setNoDelay(true)
         sockets.add(socket)
       },
@@ -56,16 +75,23 @@ export function startHostileUpstream(answers: Record<string, HostileAnswer>, hol
           write(bytes) {
             if (socket.data.closed) return
             written += typeof bytes === 'string' ? Buffer.byteLength(bytes, 'latin1') : bytes.byteLength
-            socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes)
+            // A copy: the caller may reuse its array, and a large write is taken in parts (the rest on `drain`).
+            socket.data.unsent.push(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes))
+            flush(socket)
           },
           end() {
-            if (!socket.data.closed) socket.end()
+            if (socket.data.closed) return
+            socket.data.endWhenSent = true
+            flush(socket)
           },
           open: () => !socket.data.closed,
         }
         void hold()
           .then(() => answer(connection))
           .catch(() => {})
+      },
+      drain(socket) {
+        flush(socket)
       },
       close(socket) {
         socket.data.closed = true
