@@ -36,7 +36,7 @@ import { DrainAbortReason, type BackgroundTasks, type TrackedTask } from './back
 import { captureOf } from './collect.ts'
 import { compareOrReport, OVER_BUDGET } from './compare-or-report.ts'
 import type { Deadline } from '../../async/deadline-queue.ts'
-import { forwardShadow } from './forward-shadow.ts'
+import { forwardShadow, type ShadowSideWatcher } from './forward-shadow.ts'
 import { toLiveExchange, type LiveOutcome } from './live-outcome.ts'
 import { skip, type PipelineContext } from './pipeline-context.ts'
 import { startLiveRepeat, type LiveRepeat } from './repeat-live.ts'
@@ -64,7 +64,7 @@ export interface LiveBodyWatcher {
   liveBodyEnded(end: StreamEnd): void
 }
 
-export class PendingComparison implements TrackedTask, LiveBodyWatcher {
+export class PendingComparison implements TrackedTask, LiveBodyWatcher, ShadowSideWatcher {
   readonly createdAt = new Date()
   /** Set by `start` (`BackgroundTasks.track`): aborted by the drain. */
   drainSignal!: AbortSignal
@@ -79,6 +79,8 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
   /** Waiters for live's side (the noise check's repeat); made only when one asks. */
   private liveWaiters: ((outcome: LiveOutcome) => void)[] | undefined
   private shadowSide: CapturedExchange | undefined
+  /** The shadow's side was told (`shadowIn` or `shadowAbandoned`): once. */
+  private shadowTold = false
   /** The shadow's exchange gave no side: the comparison was abandoned (drain, budget), for `shadowRejection`. */
   private shadowRejected = false
   private shadowRejection: unknown
@@ -122,7 +124,12 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
         context.logger.error('background comparison failed unexpectedly', { error })
       }
     }
-    void this.sendShadow()
+    try {
+      forwardShadow(context, this)
+    } catch (error) {
+      // A bug, not a shadow failure: the comparison still ends, once.
+      this.shadowAbandoned(error)
+    }
   }
 
   /** Aborted by `abandon`: the shadow exchange listens to it. */
@@ -213,15 +220,19 @@ export class PendingComparison implements TrackedTask, LiveBodyWatcher {
     this.sideIn()
   }
 
-  private async sendShadow(): Promise<void> {
-    try {
-      this.shadowSide = await forwardShadow(this.context, this)
-    } catch (error) {
-      // Only an abandoned comparison's exchange rejects (drain, budget).
-      this.shadowRejected = true
-      this.shadowRejection = error
-      this.abandon(error)
-    }
+  shadowIn(exchange: CapturedExchange): void {
+    if (this.shadowTold) return
+    this.shadowTold = true
+    this.shadowSide = exchange
+    this.sideIn()
+  }
+
+  shadowAbandoned(reason: unknown): void {
+    if (this.shadowTold) return
+    this.shadowTold = true
+    this.shadowRejected = true
+    this.shadowRejection = reason
+    this.abandon(reason)
     this.sideIn()
   }
 

@@ -16,6 +16,7 @@ import { exceeds } from '../policy/body-bound.ts'
 import { concatChunks, type StreamEnd } from '../upstream/bounded-body.ts'
 import { headerMapOfFields } from '../upstream/header-map.ts'
 import type { Http1Client } from '../upstream/http1-client.ts'
+import type { ExchangeOutcome } from '../upstream/upstream-client.ts'
 import type { ReadControl, ResponseRelay } from '../upstream/http1-response.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
 import { toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
@@ -45,6 +46,8 @@ export interface ClientSide {
   onDrain: (() => void) | undefined
   /** Set by the relay: the client went away before the response was through. */
   onGone: ((reason: unknown) => void) | undefined
+  /** The request is over (answered and counted): the connection may read its next one. */
+  finished(): void
 }
 
 /** What the comparison is told of live's response (`PendingComparison`). */
@@ -78,32 +81,40 @@ export interface RelayOutcome {
   readonly clientLeft: boolean
 }
 
+/** Told once how a relayed request ended (`relayLive`). */
+export interface RelayDone {
+  relayed(outcome: RelayOutcome): void
+  /** A bug on the way, not live's failure (those are outcomes): the client is answered by the caller. */
+  failedUnexpectedly(error: unknown): void
+}
+
 /**
- * Relays live's response to `side`. Never rejects.
+ * Relays live's response to `side`; `done` is told how it ended, from the
+ * socket's callback that read live's last bytes (no promise in between).
  * @param maxBodyBytes the bound of the copy kept for `watcher` (0: all)
  */
-export async function relayLive(
+export function relayLive(
   client: Http1Client,
   request: LiveRequest,
   side: ClientSide,
   maxBodyBytes: number,
-  watcher?: LiveWatcher,
-): Promise<RelayOutcome> {
-  const relay = new LiveRelay(side, maxBodyBytes, watcher)
+  watcher: LiveWatcher | undefined,
+  done: RelayDone,
+): void {
+  const relay = new LiveRelay(side, maxBodyBytes, watcher, done)
   try {
-    await client.relay(
+    client.relay(
       { method: request.method, pathAndQuery: request.pathAndQuery, headers: request.headers, body: request.body, signal: relay.abort },
+      relay,
       relay,
     )
   } catch (error) {
-    return relay.failed(toUpstreamError(error, 'live', relay.abort))
+    relay.failed(toUpstreamError(error, 'live', relay.abort))
   }
-  relay.completed()
-  return { status: relay.status, respondedAt: relay.respondedAt, noResponse: undefined, clientLeft: false }
 }
 
 /** One relayed response: what went out, the copy kept, the client's backpressure. */
-class LiveRelay implements ResponseRelay {
+class LiveRelay implements ResponseRelay, ExchangeOutcome {
   reading: ReadControl | undefined
   /** Ended by the client going away: the exchange stops and live's connection is not reused. */
   readonly abort = new AbortFlag()
@@ -115,11 +126,14 @@ class LiveRelay implements ResponseRelay {
   private copy: Uint8Array[] | undefined
   private copied = 0
   private paused = false
+  /** `done` was told: a throw further down the same call (the next request read, say) does not end this one twice. */
+  private told = false
 
   constructor(
     private readonly side: ClientSide,
     private readonly maxBodyBytes: number,
     private readonly watcher: LiveWatcher | undefined,
+    private readonly done: RelayDone,
   ) {
     side.onGone = (reason) => this.abort.abort(reason)
   }
@@ -167,6 +181,32 @@ class LiveRelay implements ResponseRelay {
 
   /** Live's response is through: the client's response ends, then the comparison is told. */
   completed(): void {
+    if (this.told) return
+    this.told = true
+    try {
+      this.complete()
+    } catch (error) {
+      this.done.failedUnexpectedly(error)
+      return
+    }
+    this.done.relayed({ status: this.status, respondedAt: this.respondedAt, noResponse: undefined, clientLeft: false })
+  }
+
+  /** Live gave no response, or broke off. */
+  failed(error: UpstreamError): void {
+    if (this.told) return
+    this.told = true
+    let outcome: RelayOutcome
+    try {
+      outcome = this.fail(error)
+    } catch (unexpected) {
+      this.done.failedUnexpectedly(unexpected)
+      return
+    }
+    this.done.relayed(outcome)
+  }
+
+  private complete(): void {
     this.side.onDrain = undefined
     // Paused on its last piece: read again, so that the idle connection notices a close.
     if (this.paused) this.reading?.resume()
@@ -180,8 +220,8 @@ class LiveRelay implements ResponseRelay {
     watcher.liveBodyEnded(end)
   }
 
-  /** Live gave no response, or broke off: what the client got. */
-  failed(error: UpstreamError): RelayOutcome {
+  /** What the client got when live gave no response or broke off. */
+  private fail(error: UpstreamError): RelayOutcome {
     const { watcher } = this
     if (this.abort.aborted) {
       // The client went away: nobody to answer. Counted as nginx counts it, 499 before live's head.

@@ -48,9 +48,9 @@ import { createLiveForwarder } from './live-forwarder.ts'
 import { skip, type PipelineContext } from './pipeline-context.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
 import { createNotAttemptedReport, createRefusedShadowForwarder, type NotAttemptedReportOptions } from './refused-shadow-forwarder.ts'
-import { PendingComparison } from './pending-comparison.ts'
+import { PendingComparison, type AdmittedRequest } from './pending-comparison.ts'
 import { createNoiseCheck } from './repeat-live.ts'
-import { relayLive, type ClientSide, type RelayOutcome } from './relay-live.ts'
+import { relayLive, type ClientSide, type RelayDone, type RelayOutcome } from './relay-live.ts'
 
 export interface ShadowHandlerDeps {
   /** @default a logger at info level, text format, to stdout */
@@ -99,10 +99,10 @@ export interface ShadowHandler {
   fetch(request: Request, context?: ForwardContext): Promise<Response>
   /**
    * The raw server's entry (docs/proxy.md "The raw server"): forwards one
-   * request, live's response relayed to `side` as it comes; resolves when
-   * it is through. Never rejects. Undefined when live is not `http:`.
+   * request, live's response relayed to `side` as it comes; `side.finished()`
+   * is called when it is through. Never throws. Undefined when live is not `http:`.
    */
-  readonly relay: ((request: RelayedRequest, side: ClientSide) => Promise<void>) | undefined
+  readonly relay: ((request: RelayedRequest, side: ClientSide) => void) | undefined
   /** Background comparisons in flight. */
   readonly inFlight: number
   /** Bytes they hold now, in the bytes-in-flight budget (docs/proxy.md "Memory"). */
@@ -292,19 +292,22 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     return 'memory_budget'
   }
 
-  /** The raw server's entry: `relayed`, an unexpected failure caught here (a try, not a closure per request). */
-  async function relayedSafely(request: RelayedRequest, side: ClientSide): Promise<void> {
-    const started = performance.now()
+  /**
+   * The raw server's entry: the same stages as `handle` and `shadowed`, on
+   * our HTTP/1.1 client and the raw server, with callbacks from the
+   * request read to its end (`RelayedEnd`); an unexpected failure is
+   * caught here and there.
+   */
+  function relayed(request: RelayedRequest, side: ClientSide): void {
+    const end = new RelayedEnd(request.method, side)
     try {
-      await relayed(request, side, started)
+      relayStages(request, side, end)
     } catch (error) {
-      failedUnexpectedly(request.method, started, error)
-      side.problem(INTERNAL_PROBLEM)
+      end.failedUnexpectedly(error)
     }
   }
 
-  /** `relay` below: the same stages as `handle` and `shadowed`, on our HTTP/1.1 client and the raw server. */
-  async function relayed(request: RelayedRequest, side: ClientSide, started: number): Promise<void> {
+  function relayStages(request: RelayedRequest, side: ClientSide, end: RelayedEnd): void {
     const { method, target, clientAddress } = request
     // As `handle` forwards them: a GET or HEAD goes on without the body a client may have sent.
     const body = method === 'GET' || method === 'HEAD' ? null : request.body
@@ -317,32 +320,63 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     })
     const live = { method, pathAndQuery: target, headers, body }
     const reservation = reserveFor(method, target, body)
-    let outcome: RelayOutcome
     if (typeof reservation === 'string') {
       skip(context, reservation, method, target)
-      outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
-    } else {
-      const admitted = { id: crypto.randomUUID(), clientRequestId, method, target, headers, body }
-      if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
-        // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
-        reservation.release()
-        outcome = await relayLive(liveRelay!, live, side, maxBodyBytes)
+      relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
+      return
+    }
+    const admitted = { id: crypto.randomUUID(), clientRequestId, method, target, headers, body }
+    if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+      // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
+      reservation.release()
+      end.notAttempted = admitted
+      relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
+      return
+    }
+    const comparison = new PendingComparison(context, admitted, reservation)
+    comparison.start(tasks)
+    relayLive(liveRelay!, live, side, maxBodyBytes, comparison, end)
+  }
+
+  /** How a relayed request ends: counted, the refused shadow's error told, the connection told it may read on. */
+  class RelayedEnd implements RelayDone {
+    readonly started = performance.now()
+    /** Set when the shadow was not attempted (known to be down): told once live's status is known. */
+    notAttempted: AdmittedRequest | undefined
+    /** Told once: a throw further down the same call does not end it twice. */
+    private ended = false
+
+    constructor(
+      private readonly method: string,
+      private readonly side: ClientSide,
+    ) {}
+
+    relayed(outcome: RelayOutcome): void {
+      if (this.ended) return
+      this.ended = true
+      const admitted = this.notAttempted
+      if (admitted !== undefined) {
         // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
         if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
-        else reportNotAttempted(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
-      } else {
-        const comparison = new PendingComparison(context, admitted, reservation)
-        comparison.start(tasks)
-        outcome = await relayLive(liveRelay!, live, side, maxBodyBytes, comparison)
+        else reportNotAttempted!(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
       }
+      server.observe(this.method, outcome.status, (outcome.respondedAt - this.started) / 1000)
+      this.side.finished()
     }
-    server.observe(method, outcome.status, (outcome.respondedAt - started) / 1000)
+
+    failedUnexpectedly(error: unknown): void {
+      if (this.ended) return
+      this.ended = true
+      failedUnexpectedly(this.method, this.started, error)
+      this.side.problem(INTERNAL_PROBLEM)
+      this.side.finished()
+    }
   }
 
   return {
     settings,
     metrics,
-    relay: liveRelay === undefined ? undefined : relayedSafely,
+    relay: liveRelay === undefined ? undefined : relayed,
     fetch(request, forwardContext) {
       const started = performance.now()
       return handle(request, forwardContext, started).catch((error: unknown) => {

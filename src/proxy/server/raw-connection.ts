@@ -17,7 +17,8 @@ import { CHUNK_END, chunkSizeLine, clientHead, LAST_CHUNK, problemResponseText }
 
 /** What a connection needs of its server (`raw-server.ts`). */
 export interface RawServerContext {
-  relay(request: RelayedRequest, side: ClientSide): Promise<void>
+  /** Answers the request through `side`; `side.finished()` when it is over. */
+  relay(request: RelayedRequest, side: ClientSide): void
   /** Hands the connection to Bun.serve, `bytes` (what it sent from the request not taken on) first. */
   splice(connection: RawConnection, bytes: Buffer): void
   /** Shutting down: a connection closes once its response is through. */
@@ -72,6 +73,10 @@ export class RawConnection implements ClientSide {
   private endWhenFlushed = false
   /** The current response's head was given (written, or waiting for the body's first piece). */
   private headGiven = false
+  /** Within `start`: the relay may finish before it returns. */
+  private starting = false
+  /** The connection closes once what is held is written: no further request is read. */
+  private closing = false
 
   constructor(
     readonly socket: Bun.Socket<RawConnection>,
@@ -126,7 +131,7 @@ export class RawConnection implements ClientSide {
    * MAX_HELD_BYTES; a spliced one must not overtake the bytes still unsent).
    */
   private readNext(): void {
-    while (!this.busy && !this.closed && this.unsent === undefined && this.held !== undefined && this.spliced === undefined) {
+    while (!this.busy && !this.closed && !this.closing && this.unsent === undefined && this.held !== undefined && this.spliced === undefined) {
       const held = this.held
       let waiting = this.waiting
       if (waiting === undefined) {
@@ -162,11 +167,13 @@ export class RawConnection implements ClientSide {
     this.closeAfter = head.close
     this.method = head.method
     const fields = new FieldList(head.names, head.values)
-    void this.server.relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this).then(this.responseDone)
+    this.starting = true
+    this.server.relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this)
+    this.starting = false
   }
 
-  /** A field, not a method: made once per connection, not a closure per request. */
-  private readonly responseDone = (): void => {
+  /** The request is over. Called from the live socket's callback that ended it, or from within `start` (a Problem at once). */
+  finished(): void {
     this.busy = false
     this.onDrain = undefined
     this.onGone = undefined
@@ -178,7 +185,8 @@ export class RawConnection implements ClientSide {
       this.closeWhenFlushed()
       return
     }
-    this.readNext()
+    // Within `start`, the loop of `readNext` that called it goes on: no recursion per request answered at once.
+    if (!this.starting) this.readNext()
   }
 
   head(head: ResponseHead, statusLine: string, framing: Framing): void {
@@ -275,6 +283,7 @@ export class RawConnection implements ClientSide {
 
   /** Closes once what is held is written (an idle connection at shutdown, or one whose client said close). */
   closeWhenFlushed(): void {
+    this.closing = true
     if (this.unsent !== undefined) this.endWhenFlushed = true
     else this.socket.end()
   }

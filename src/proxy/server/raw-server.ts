@@ -22,7 +22,7 @@ export interface RawServerOptions {
   /** Closes a connection on which nothing moved for this long (docs/proxy.md "Timeouts"). */
   readonly idleTimeoutSeconds: number
   /** The shadow handler's `relay`. */
-  readonly relay: (request: RelayedRequest, side: ClientSide) => Promise<void>
+  readonly relay: (request: RelayedRequest, side: ClientSide) => void
   /**
    * Starts Bun.serve on 127.0.0.1 for the requests the raw server does not
    * take, reading a client's address from `addresses` by its peer's port.

@@ -12,7 +12,7 @@ import { readResponseBody } from './bounded-body.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
 import { headerMapOf } from './header-map.ts'
 import { MAX_HEAD_BYTES, statusProblem } from './response-head.ts'
-import type { ShadowClient, UpstreamClient, UpstreamExchange } from './upstream-client.ts'
+import { shadowClientOf, type ShadowClient, type UpstreamClient, type UpstreamExchange } from './upstream-client.ts'
 import { headDeadlines } from './head-deadline.ts'
 import { badResponse, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
@@ -92,42 +92,40 @@ class FetchExchange implements UpstreamExchange {
 export function shadowOverFetch(client: UpstreamClient, headTimeoutMs = 0): ShadowClient {
   const { target } = client
   const startHeadDeadline = headTimeoutMs > 0 ? headDeadlines(headTimeoutMs) : undefined
-  return {
-    async send(request, maxBodyBytes, reserve) {
-      // Only when configured: a second flag per request.
-      const deadline = startHeadDeadline?.(request.signal)
-      // fetch takes a real AbortSignal, made here from the comparison's (the body's read included).
-      const follower = abortSignalOf(deadline?.signal ?? request.signal)
-      const signal = follower.signal
-      let exchange: UpstreamExchange
-      try {
-        exchange = await client.send({ ...request, signal, headers: shadowRequestHeaders(request.headers) })
-      } catch (error) {
-        follower.release()
-        deadline?.end()
-        throw error
+  return shadowClientOf(async (request, maxBodyBytes, reserve) => {
+    // Only when configured: a second flag per request.
+    const deadline = startHeadDeadline?.(request.signal)
+    // fetch takes a real AbortSignal, made here from the comparison's (the body's read included).
+    const follower = abortSignalOf(deadline?.signal ?? request.signal)
+    const signal = follower.signal
+    let exchange: UpstreamExchange
+    try {
+      exchange = await client.send({ ...request, signal, headers: shadowRequestHeaders(request.headers) })
+    } catch (error) {
+      follower.release()
+      deadline?.end()
+      throw error
+    }
+    deadline?.headCame()
+    try {
+      const { response, latencyMs } = exchange
+      const refused = refusedHead(target, response)
+      if (refused !== undefined) {
+        await response.body?.cancel().catch(() => {})
+        throw refused
       }
-      deadline?.headCame()
-      try {
-        const { response, latencyMs } = exchange
-        const refused = refusedHead(target, response)
-        if (refused !== undefined) {
-          await response.body?.cancel().catch(() => {})
-          throw refused
-        }
-        const read = await readResponseBody(response, maxBodyBytes, reserve)
-        if (read.kind === 'too-large') throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
-        if (read.kind === 'over-budget') return read
-        return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
-      } catch (error) {
-        throw toUpstreamError(error, target, signal)
-      } finally {
-        exchange.done()
-        follower.release()
-        deadline?.end()
-      }
-    },
-  }
+      const read = await readResponseBody(response, maxBodyBytes, reserve)
+      if (read.kind === 'too-large') throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
+      if (read.kind === 'over-budget') return read
+      return { kind: 'complete', status: response.status, headers: headerMapOf(response.headers), body: read.bytes, latencyMs }
+    } catch (error) {
+      throw toUpstreamError(error, target, signal)
+    } finally {
+      exchange.done()
+      follower.release()
+      deadline?.end()
+    }
+  })
 }
 
 /**

@@ -26,12 +26,12 @@ import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
 import { takeConnectionSlot } from './connection-slot.ts'
-import { connect, StaleConnectionError, type Connection } from './http1-connection.ts'
+import { connect, StaleConnectionError, type Connection, type ExchangeListener } from './http1-connection.ts'
 import { ResponseReader, type ResponseRelay } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
-import type { WholeResponse } from './upstream-client.ts'
-import { headDeadlines, type HeadDeadline } from './head-deadline.ts'
-import { responseTooLarge, toUpstreamError } from './upstream-error.ts'
+import type { ExchangeOutcome, WholeResponse } from './upstream-client.ts'
+import { headDeadlines, type HeadDeadline, type HeadDeadlines } from './head-deadline.ts'
+import { responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 /** One exchange's request: what `UpstreamRequest` says, with the body read. */
 export interface Http1Request {
@@ -67,14 +67,20 @@ export interface Http1Client {
    * before each piece of the body is kept. Rejects with an UpstreamError.
    */
   send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
+  /** `send` with callbacks: `outcome` is told once, from the socket's callback that read the response's end. */
+  exchange(request: Http1Request, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
   /**
    * Sends the request and hands the response to `relay` as it is read
-   * (live's relay, `relay-live.ts`): resolves with its status and headers
-   * once it is complete (the body empty: the relay had it), or rejects
-   * with an UpstreamError, before or after the head was relayed.
+   * (live's relay, `relay-live.ts`); `outcome` is told once it is complete
+   * (the body empty: the relay had it) or failed with an UpstreamError,
+   * before or after the head was relayed. With callbacks, not a promise:
+   * live's response goes on to the client, and the client's next request
+   * is read, within the socket's own callback.
    */
-  relay(request: Http1Request, relay: ResponseRelay): Promise<WholeResponse>
+  relay(request: Http1Request, relay: ResponseRelay, outcome: ExchangeOutcome): void
 }
+
+
 
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
@@ -152,69 +158,152 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     return (fresh ? undefined : idle.take()) ?? connect(hostname, port, signal)
   }
 
-  async function send(
-    request: Http1Request,
-    maxBodyBytes: number,
-    reserve?: (bytes: number) => boolean,
-    relay?: ResponseRelay,
-  ): Promise<WholeResponse> {
-    const { method } = request
-    let reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
-    let signal = request.signal
-    let deadline: HeadDeadline | undefined
-    if (startHeadDeadline !== undefined) {
-      // Only when configured (always for live's relay): a second flag per request.
-      deadline = startHeadDeadline(signal)
-      signal = deadline.signal
-    }
-    try {
-      const waiting = takeConnectionSlot(slots, signal, target)
-      if (waiting !== undefined) await waiting
-    } catch (error) {
-      deadline?.end()
-      throw error
-    }
-    const started = performance.now()
-    try {
-      const bytes = requestBytes(request)
-      // No async step between the call and the exchange on an idle connection, the usual case.
-      const taken = connectionFor(signal, false)
-      let connection = taken instanceof Promise ? await taken : taken
-      try {
-        await connection.exchange(bytes, reader, signal, deadline)
-      } catch (error) {
-        if (!(error instanceof StaleConnectionError) || !replayable(method, request.headers) || signal.aborted) throw error
-        reader = new ResponseReader(method, maxBodyBytes, reserve, relay)
-        connection = await connectionFor(signal, true)
-        await connection.exchange(bytes, reader, signal, deadline)
-      }
-      // A response that came before the whole request was written (a 413
-      // at once, say) leaves the connection out of step: not reused.
-      if (reader.reusable && connection.requestWritten) idle.put(connection, reader.keepAliveMs)
-      else connection.close()
-      const head = reader.head!
-      const latencyMs = connection.headAt - started
-      recorder?.observe(method, head.status, latencyMs / 1000)
-      if (reader.overBudget) return { kind: 'over-budget' }
-      if (!reader.tooLarge) {
-        // A relay took the head as it came.
-        const headers = relay === undefined ? headerMapOfFields(head.fields, head.setCookies) : RELAYED_HEADERS
-        return { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }
-      }
-    } catch (error) {
-      recorder?.observe(method, 0, (performance.now() - started) / 1000)
-      throw toUpstreamError(error, target, signal)
-    } finally {
-      deadline?.end()
-      slots.release()
-    }
-    // Its head came: observed above with its status, not as a failure.
-    throw responseTooLarge(target, `body over ${maxBodyBytes} bytes`)
+  const host: Http1Host = { target, slots, idle, recorder, startHeadDeadline, requestBytes, connectionFor }
+  return {
+    send: (request, maxBodyBytes, reserve) =>
+      new Promise<WholeResponse>((resolve, reject) => {
+        new Exchange(host, request, maxBodyBytes, reserve, undefined, { completed: resolve, failed: reject }).start()
+      }),
+    exchange: (request, maxBodyBytes, reserve, outcome) => new Exchange(host, request, maxBodyBytes, reserve, undefined, outcome).start(),
+    relay: (request, relay, outcome) => new Exchange(host, request, 0, undefined, relay, outcome).start(),
+  }
+}
+
+/** What an exchange needs of its client: made once per client. */
+interface Http1Host {
+  readonly target: string
+  readonly slots: Semaphore
+  readonly idle: IdleConnections
+  readonly recorder: UpstreamRecorder | undefined
+  readonly startHeadDeadline: HeadDeadlines | undefined
+  requestBytes(request: Http1Request): Buffer
+  connectionFor(signal: AbortLike, fresh: boolean): Connection | Promise<Connection>
+}
+
+/**
+ * One exchange, its steps as callbacks (a connection slot, a connection,
+ * the request and its response): on the usual path, an idle connection and
+ * a free slot, no promise is made between the call and the outcome.
+ * Every path gives the slot back and ends the head deadline once.
+ */
+class Exchange implements ExchangeListener {
+  private reader: ResponseReader
+  private readonly signal: AbortLike
+  private readonly deadline: HeadDeadline | undefined
+  private started = 0
+  private bytes: Buffer | undefined
+  private connection: Connection | undefined
+  private retried = false
+
+  constructor(
+    private readonly host: Http1Host,
+    private readonly request: Http1Request,
+    private readonly maxBodyBytes: number,
+    private readonly reserve: ((bytes: number) => boolean) | undefined,
+    private readonly relay: ResponseRelay | undefined,
+    private readonly outcome: ExchangeOutcome,
+  ) {
+    this.reader = new ResponseReader(request.method, maxBodyBytes, reserve, relay)
+    const start = host.startHeadDeadline
+    // Only when configured (always for live's relay): a second flag per request.
+    this.deadline = start?.(request.signal)
+    this.signal = this.deadline?.signal ?? request.signal
   }
 
-  return {
-    send,
-    relay: (request, relay) => send(request, 0, undefined, relay),
+  start(): void {
+    const waiting = takeConnectionSlot(this.host.slots, this.signal, this.host.target)
+    if (waiting === undefined) this.slotTaken()
+    else
+      waiting.then(
+        () => this.slotTaken(),
+        (error: unknown) => {
+          // No slot was taken: none to give back.
+          this.deadline?.end()
+          this.outcome.failed(error as UpstreamError)
+        },
+      )
+  }
+
+  private slotTaken(): void {
+    this.started = performance.now()
+    let taken: Connection | Promise<Connection>
+    try {
+      this.bytes = this.host.requestBytes(this.request)
+      taken = this.host.connectionFor(this.signal, false)
+    } catch (error) {
+      this.failed(error)
+      return
+    }
+    // No async step between the call and the exchange on an idle connection, the usual case.
+    if (taken instanceof Promise) this.whenConnected(taken)
+    else this.exchangeOn(taken)
+  }
+
+  private whenConnected(connecting: Promise<Connection>): void {
+    connecting.then(
+      (connection) => this.exchangeOn(connection),
+      (error: unknown) => this.failed(error),
+    )
+  }
+
+  private exchangeOn(connection: Connection): void {
+    this.connection = connection
+    connection.exchange(this.bytes!, this.reader, this.signal, this, this.deadline)
+  }
+
+  exchangeFailed(error: unknown): void {
+    const { request } = this
+    if (this.retried || !(error instanceof StaleConnectionError) || !replayable(request.method, request.headers) || this.signal.aborted) {
+      this.failed(error)
+      return
+    }
+    // The server had closed the idle connection: once more on a new one.
+    this.retried = true
+    this.reader = new ResponseReader(request.method, this.maxBodyBytes, this.reserve, this.relay)
+    let connecting: Connection | Promise<Connection>
+    try {
+      connecting = this.host.connectionFor(this.signal, true)
+    } catch (connectError) {
+      this.failed(connectError)
+      return
+    }
+    this.whenConnected(Promise.resolve(connecting))
+  }
+
+  exchangeDone(): void {
+    const { host, reader, request } = this
+    const connection = this.connection!
+    // A response that came before the whole request was written (a 413
+    // at once, say) leaves the connection out of step: not reused.
+    if (reader.reusable && connection.requestWritten) host.idle.put(connection, reader.keepAliveMs)
+    else connection.close()
+    const head = reader.head!
+    const latencyMs = connection.headAt - this.started
+    host.recorder?.observe(request.method, head.status, latencyMs / 1000)
+    this.release()
+    if (reader.overBudget) this.outcome.completed({ kind: 'over-budget' })
+    else if (reader.tooLarge)
+      // Its head came: observed above with its status, not as a failure.
+      this.outcome.failed(responseTooLarge(host.target, `body over ${this.maxBodyBytes} bytes`))
+    else {
+      // A relay took the head as it came.
+      const headers = this.relay === undefined ? headerMapOfFields(head.fields, head.setCookies) : RELAYED_HEADERS
+      this.outcome.completed({ kind: 'complete', status: head.status, headers, body: reader.body, latencyMs })
+    }
+  }
+
+  /** After the slot was taken: the failure observed, the slot given back, the caller told. */
+  private failed(error: unknown): void {
+    const { host } = this
+    host.recorder?.observe(this.request.method, 0, (performance.now() - this.started) / 1000)
+    const upstreamError = toUpstreamError(error, host.target, this.signal)
+    this.release()
+    this.outcome.failed(upstreamError)
+  }
+
+  private release(): void {
+    this.deadline?.end()
+    this.host.slots.release()
   }
 }
 

@@ -11,6 +11,18 @@ export interface HeadWatcher {
   headCame(): void
 }
 
+/**
+ * Told how an exchange ended, once, from the socket's own callback: no
+ * promise between the response's last bytes and what the caller does next
+ * (live's relay answers the client there; docs/proxy.md "The raw server").
+ */
+export interface ExchangeListener {
+  /** The response is read (`reader` says how it ended). */
+  exchangeDone(): void
+  /** No response, or one cut short: the connection's error, the signal's reason or a StaleConnectionError. */
+  exchangeFailed(error: unknown): void
+}
+
 /** A reused keep-alive connection closed before any byte of the response: the server had let it go. */
 export class StaleConnectionError extends Error {
   readonly code = 'ECONNRESET'
@@ -37,8 +49,7 @@ export class Connection implements ReadControl {
   onIdleClose: ((connection: Connection) => void) | undefined
   private reader: ResponseReader | undefined
   private unsent: Buffer | undefined
-  private resolve: (() => void) | undefined
-  private reject: ((error: unknown) => void) | undefined
+  private listener: ExchangeListener | undefined
   private signal: AbortLike | undefined
   /** Told when the current exchange's head is in (its head deadline, `head-deadline.ts`). */
   private onHead: HeadWatcher | undefined
@@ -47,12 +58,21 @@ export class Connection implements ReadControl {
     this.close()
   }
 
-  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike, onHead?: HeadWatcher): Promise<void> {
+  /**
+   * Writes `bytes` and feeds the response to `reader`; `listener` is told
+   * how it ended (at once when the signal was aborted or the connection
+   * closed already).
+   */
+  exchange(bytes: Buffer, reader: ResponseReader, signal: AbortLike, listener: ExchangeListener, onHead?: HeadWatcher): void {
     if (signal.aborted) {
       this.close()
-      return Promise.reject(signal.reason)
+      listener.exchangeFailed(signal.reason)
+      return
     }
-    if (this.closed) return Promise.reject(this.reused ? new StaleConnectionError() : closedError())
+    if (this.closed) {
+      listener.exchangeFailed(this.reused ? new StaleConnectionError() : closedError())
+      return
+    }
     this.reader = reader
     if (reader.relay !== undefined) reader.relay.reading = this
     // A relay that paused it for a slow client may have ended before it resumed it.
@@ -64,12 +84,8 @@ export class Connection implements ReadControl {
     // No `once` option: an abort event fires once, `settle` removes the
     // listener, and the options object costs more than the listener itself.
     signal.addEventListener('abort', this.onAbort)
-    const done = new Promise<void>((resolve, reject) => {
-      this.resolve = resolve
-      this.reject = reject
-    })
+    this.listener = listener
     this.write(bytes)
-    return done
   }
 
   onData(chunk: Buffer): void {
@@ -79,14 +95,17 @@ export class Connection implements ReadControl {
       this.close()
       return
     }
+    let state
     try {
-      const state = reader.push(chunk)
+      state = reader.push(chunk)
       if (this.headAt === 0 && reader.head !== undefined) this.headIn()
-      if (state !== 'more') this.succeed()
     } catch (error) {
       this.fail(error)
       this.close()
+      return
     }
+    // Outside the try: what the listener does next (this connection put back idle, say) is not this response's failure.
+    if (state !== 'more') this.succeed()
   }
 
   onDrain(): void {
@@ -109,10 +128,11 @@ export class Connection implements ReadControl {
     try {
       reader.end()
       if (this.headAt === 0 && reader.head !== undefined) this.headIn()
-      this.succeed()
     } catch (endError) {
       this.fail(error ?? endError)
+      return
     }
+    this.succeed()
   }
 
   close(): void {
@@ -143,15 +163,15 @@ export class Connection implements ReadControl {
   }
 
   private succeed(): void {
-    const resolve = this.resolve
+    const listener = this.listener
     this.settle()
-    resolve?.()
+    listener?.exchangeDone()
   }
 
   private fail(error: unknown): void {
-    const reject = this.reject
+    const listener = this.listener
     this.settle()
-    reject?.(error)
+    listener?.exchangeFailed(error)
   }
 
   private settle(): void {
@@ -160,8 +180,7 @@ export class Connection implements ReadControl {
     this.onHead = undefined
     this.reader = undefined
     this.unsent = undefined
-    this.resolve = undefined
-    this.reject = undefined
+    this.listener = undefined
   }
 }
 

@@ -11,6 +11,7 @@ import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
 import type { RequestFields } from '../../net/field-list.ts'
 import type { HttpClientSettings } from '../policy/shadow-settings.ts'
 import type { Http1Client } from './http1-client.ts'
+import { toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 export interface UpstreamRequest {
   readonly method: string
@@ -73,6 +74,12 @@ export interface ShadowRequest extends Omit<UpstreamRequest, 'headers' | 'body' 
  */
 export interface ShadowClient {
   /**
+   * `send` with callbacks: `outcome` is told once, from the socket's own
+   * callback for our HTTP/1.1 client (no promise between the shadow's last
+   * bytes and the comparison).
+   */
+  exchange(request: ShadowRequest, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
+  /**
    * Rejects with an UpstreamError: a failed body read, a body over
    * `maxBodyBytes` (`too_large`), a response the proxy does not take
    * (`bad_response`: a status outside 100..599, Content-Length with
@@ -81,6 +88,25 @@ export interface ShadowClient {
    * @param reserve asked before each piece of the body is kept; `false` drops it (`over-budget`)
    */
   send(request: ShadowRequest, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
+}
+
+/** Told once how an exchange ended: the response, or an UpstreamError. */
+export interface ExchangeOutcome {
+  completed(response: WholeResponse): void
+  failed(error: UpstreamError): void
+}
+
+/** A ShadowClient from a `send` that gives a promise: its `exchange` told when the promise settles. */
+export function shadowClientOf(send: ShadowClient['send']): ShadowClient {
+  return {
+    send,
+    exchange(request, maxBodyBytes, reserve, outcome) {
+      send(request, maxBodyBytes, reserve).then(
+        (response) => outcome.completed(response),
+        (error: unknown) => outcome.failed(toUpstreamError(error, 'shadow', request.signal)),
+      )
+    },
+  }
 }
 
 export interface UpstreamPool {

@@ -24,7 +24,7 @@
 import { DEFAULT_DIFF_CONFIG } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
 import { compileShadowRules, createShadowHandler, DEFAULT_HTTP_CLIENT } from '../../../src/proxy/index.ts'
-import type { ShadowClient, UpstreamClient, UpstreamPool } from '../../../src/proxy/upstream/upstream-client.ts'
+import { shadowClientOf, type ShadowClient, type UpstreamClient, type UpstreamPool } from '../../../src/proxy/upstream/upstream-client.ts'
 import { BENCH_BODY, DIFFERENT_BODY } from './fleet.ts'
 
 const requests = Number(process.argv[2] ?? 200_000)
@@ -46,12 +46,10 @@ const live: UpstreamClient = {
     return { response, latencyMs: 0.1, done() {} }
   },
 }
-const shadow: ShadowClient = {
-  async send() {
-    const body = variant === 'tenth' && ++shadowCount % 10 === 0 ? differentBody : shadowBody
-    return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE], 'Content-Length': [String(body.byteLength)] }, body, latencyMs: 0.1 }
-  },
-}
+const shadow: ShadowClient = shadowClientOf(async () => {
+  const body = variant === 'tenth' && ++shadowCount % 10 === 0 ? differentBody : shadowBody
+  return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE], 'Content-Length': [String(body.byteLength)] }, body, latencyMs: 0.1 }
+})
 const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, liveRelayClient: () => undefined, close() {} }
 
 const handler = createShadowHandler(

@@ -46,7 +46,7 @@ import { createProxyMetrics } from '../../../src/proxy/pipeline/proxy-metrics.ts
 import { createDiffLogSink } from '../../../src/proxy/sinks/diff-log-sink.ts'
 import { headerMapOfFields } from '../../../src/proxy/upstream/header-map.ts'
 import { ResponseReader } from '../../../src/proxy/upstream/http1-response.ts'
-import type { ShadowClient, ShadowRequest, WholeResponse } from '../../../src/proxy/upstream/upstream-client.ts'
+import { shadowClientOf, type ShadowClient, type ShadowRequest, type WholeResponse } from '../../../src/proxy/upstream/upstream-client.ts'
 import type { AbortLike } from '../../../src/async/abort-flag.ts'
 import { SHARED_PORT } from './http1-floors.ts'
 import { isHopByHop } from '../../../src/proxy/policy/forward-headers.ts'
@@ -237,9 +237,7 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
   const budget = new ByteBudget(DEFAULT_MAX_BYTES_IN_FLIGHT)
   const shadowRefusals = new RefusalWindow(1000)
   const pooled = process.env.RAW_PIPELINE_SHADOW === 'pool' ? createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 256, maxIdleConnsPerHost: 256, maxIdleConns: 0 } }).shadowClient(shadowUrl) : undefined
-  const shadowClient: ShadowClient = pooled ?? {
-    send: (request, maxBodyBytes, reserve) => sendShadow(request, maxBodyBytes, reserve, shadow),
-  }
+  const shadowClient: ShadowClient = pooled ?? shadowClientOf((request, maxBodyBytes, reserve) => sendShadow(request, maxBodyBytes, reserve, shadow))
   const context: PipelineContext = {
     settings,
     logger,
@@ -284,9 +282,10 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
     }
     if (relayClient !== undefined) {
       const request = { method: head.method, pathAndQuery: head.target, headers: relayHeaders(head), body: null }
-      void relayLive(relayClient, request, new SocketSide(client.socket), settings.maxBodyBytes, comparison).then((outcome) =>
-        server.observe(head.method, outcome.status, (outcome.respondedAt - started) / 1000),
-      )
+      relayLive(relayClient, request, new SocketSide(client.socket), settings.maxBodyBytes, comparison, {
+        relayed: (outcome) => server.observe(head.method, outcome.status, (outcome.respondedAt - started) / 1000),
+        failedUnexpectedly: () => client.socket.end(),
+      })
       return
     }
     if (client.live === undefined || client.live.closed) client.live = new Pinned(liveHostname, livePort)
@@ -371,6 +370,7 @@ class SocketSide {
   broken(): void {
     this.socket.end()
   }
+  finished(): void {}
 }
 
 /** The live request's fields for our client, from the head this reference read (a FieldList, as the raw server makes one). */

@@ -11,7 +11,7 @@ import { expect, test } from 'bun:test'
 import { edenGC, fullGC } from 'bun:jsc'
 import { createLogger } from '../../../../src/log/index.ts'
 import { createShadowHandler } from '../../../../src/proxy/index.ts'
-import type { ShadowClient, UpstreamClient, UpstreamPool } from '../../../../src/proxy/upstream/upstream-client.ts'
+import { shadowClientOf, type ShadowClient, type UpstreamClient, type UpstreamPool } from '../../../../src/proxy/upstream/upstream-client.ts'
 import { testShadowSettings } from '../../../support/shadow-settings.ts'
 
 const BODY = new TextEncoder().encode(JSON.stringify({ data: Array.from({ length: 20 }, (_, id) => ({ id, name: 'n'.repeat(40) })) }))
@@ -29,13 +29,11 @@ test('a finished comparison’s objects do not survive a minor collection', asyn
       return { response: new Response(BODY, { headers }), latencyMs: 0.1, done() {} }
     },
   }
-  const shadow: ShadowClient = {
-    async send() {
-      const body = BODY.slice()
-      shadowBodies.push(new WeakRef(body))
-      return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE] }, body, latencyMs: 0.1 }
-    },
-  }
+  const shadow: ShadowClient = shadowClientOf(async () => {
+    const body = BODY.slice()
+    shadowBodies.push(new WeakRef(body))
+    return { kind: 'complete', status: 200, headers: { 'Content-Type': [JSON_TYPE] }, body, latencyMs: 0.1 }
+  })
   const pool: UpstreamPool = { client: () => live, shadowClient: () => shadow, liveRelayClient: () => undefined, close() {} }
   const handler = createShadowHandler(testShadowSettings('http://live.invalid', 'http://shadow.invalid'), {
     logger: createLogger({ level: 'warn', format: 'json', write: () => {} }),
