@@ -58,18 +58,26 @@ class ShadowExchange implements ExchangeOutcome {
 
   completed(response: WholeResponse): void {
     const { context } = this
-    context.shadowRefusals.recordSuccess()
-    if (response.kind === 'over-budget') {
-      this.watcher.shadowAbandoned(new MemoryBudgetReason(context.budget.limit))
+    let side: CapturedExchange
+    try {
+      context.shadowRefusals.recordSuccess()
+      if (response.kind === 'over-budget') {
+        this.watcher.shadowAbandoned(new MemoryBudgetReason(context.budget.limit))
+        return
+      }
+      side = {
+        status: response.status,
+        headers: response.headers,
+        body: response.body,
+        latencyMs: Math.round(performance.now() - this.started),
+        createdAt: new Date(),
+      }
+    } catch (error) {
+      // A bug, in the shadow socket's callback: the comparison is abandoned now (its log says why), not left to its timeout.
+      this.watcher.shadowAbandoned(error)
       return
     }
-    this.watcher.shadowIn({
-      status: response.status,
-      headers: response.headers,
-      body: response.body,
-      latencyMs: Math.round(performance.now() - this.started),
-      createdAt: new Date(),
-    })
+    this.watcher.shadowIn(side)
   }
 
   failed(error: UpstreamError): void {
@@ -79,8 +87,15 @@ class ShadowExchange implements ExchangeOutcome {
       this.watcher.shadowAbandoned(error)
       return
     }
-    const failure = toUpstreamError(error, 'shadow', signal)
-    if (failure.kind === 'refused') this.context.shadowRefusals.recordRefusal()
-    this.watcher.shadowIn(failedExchange(failure.message, Math.round(performance.now() - this.started), new Date()))
+    let side: CapturedExchange
+    try {
+      const failure = toUpstreamError(error, 'shadow', signal)
+      if (failure.kind === 'refused') this.context.shadowRefusals.recordRefusal()
+      side = failedExchange(failure.message, Math.round(performance.now() - this.started), new Date())
+    } catch (unexpected) {
+      this.watcher.shadowAbandoned(unexpected)
+      return
+    }
+    this.watcher.shadowIn(side)
   }
 }

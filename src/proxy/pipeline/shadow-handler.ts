@@ -354,13 +354,18 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     relayed(outcome: RelayOutcome): void {
       if (this.ended) return
       this.ended = true
-      const admitted = this.notAttempted
-      if (admitted !== undefined) {
-        // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
-        if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
-        else reportNotAttempted!(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
+      try {
+        const admitted = this.notAttempted
+        if (admitted !== undefined) {
+          // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
+          if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
+          else reportNotAttempted!(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
+        }
+        server.observe(this.method, outcome.status, (outcome.respondedAt - this.started) / 1000)
+      } catch (error) {
+        // The client has its answer; the bug is logged, and the connection reads on.
+        logger.error('proxy request failed unexpectedly', { 'request.method': this.method, error })
       }
-      server.observe(this.method, outcome.status, (outcome.respondedAt - this.started) / 1000)
       this.side.finished()
     }
 

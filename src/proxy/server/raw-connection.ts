@@ -168,8 +168,11 @@ export class RawConnection implements ClientSide {
     this.method = head.method
     const fields = new FieldList(head.names, head.values)
     this.starting = true
-    this.server.relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this)
-    this.starting = false
+    try {
+      this.server.relay({ method: head.method, target: head.target, fields, body, clientAddress: this.address }, this)
+    } finally {
+      this.starting = false
+    }
   }
 
   /** The request is over. Called from the live socket's callback that ended it, or from within `start` (a Problem at once). */

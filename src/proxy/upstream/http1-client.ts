@@ -194,6 +194,8 @@ class Exchange implements ExchangeListener {
   private bytes: Buffer | undefined
   private connection: Connection | undefined
   private retried = false
+  /** The outcome was told: whatever throws after, it is not told again, nor the slot given back twice. */
+  private over = false
 
   constructor(
     private readonly host: Http1Host,
@@ -248,7 +250,13 @@ class Exchange implements ExchangeListener {
 
   private exchangeOn(connection: Connection): void {
     this.connection = connection
-    connection.exchange(this.bytes!, this.reader, this.signal, this, this.deadline)
+    try {
+      connection.exchange(this.bytes!, this.reader, this.signal, this, this.deadline)
+    } catch (error) {
+      // A bug or a socket that throws: the exchange still ends, once, and the connection is not reused.
+      connection.close()
+      this.failed(error)
+    }
   }
 
   exchangeFailed(error: unknown): void {
@@ -273,27 +281,37 @@ class Exchange implements ExchangeListener {
   exchangeDone(): void {
     const { host, reader, request } = this
     const connection = this.connection!
-    // A response that came before the whole request was written (a 413
-    // at once, say) leaves the connection out of step: not reused.
-    if (reader.reusable && connection.requestWritten) host.idle.put(connection, reader.keepAliveMs)
-    else connection.close()
-    const head = reader.head!
-    const latencyMs = connection.headAt - this.started
-    host.recorder?.observe(request.method, head.status, latencyMs / 1000)
-    this.release()
-    if (reader.overBudget) this.outcome.completed({ kind: 'over-budget' })
-    else if (reader.tooLarge)
-      // Its head came: observed above with its status, not as a failure.
-      this.outcome.failed(responseTooLarge(host.target, `body over ${this.maxBodyBytes} bytes`))
-    else {
-      // A relay took the head as it came.
-      const headers = this.relay === undefined ? headerMapOfFields(head.fields, head.setCookies) : RELAYED_HEADERS
-      this.outcome.completed({ kind: 'complete', status: head.status, headers, body: reader.body, latencyMs })
+    let response: WholeResponse | undefined
+    try {
+      // A response that came before the whole request was written (a 413
+      // at once, say) leaves the connection out of step: not reused.
+      if (reader.reusable && connection.requestWritten) host.idle.put(connection, reader.keepAliveMs)
+      else connection.close()
+      const head = reader.head!
+      const latencyMs = connection.headAt - this.started
+      host.recorder?.observe(request.method, head.status, latencyMs / 1000)
+      if (reader.overBudget) response = { kind: 'over-budget' }
+      else if (!reader.tooLarge) {
+        // A relay took the head as it came.
+        const headers = this.relay === undefined ? headerMapOfFields(head.fields, head.setCookies) : RELAYED_HEADERS
+        response = { kind: 'complete', status: head.status, headers, body: reader.body, latencyMs }
+      }
+    } catch (error) {
+      this.failed(error)
+      return
     }
+    if (this.over) return
+    this.over = true
+    this.release()
+    if (response !== undefined) this.outcome.completed(response)
+    // Its head came: observed above with its status, not as a failure.
+    else this.outcome.failed(responseTooLarge(host.target, `body over ${this.maxBodyBytes} bytes`))
   }
 
   /** After the slot was taken: the failure observed, the slot given back, the caller told. */
   private failed(error: unknown): void {
+    if (this.over) return
+    this.over = true
     const { host } = this
     host.recorder?.observe(this.request.method, 0, (performance.now() - this.started) / 1000)
     const upstreamError = toUpstreamError(error, host.target, this.signal)

@@ -54,8 +54,12 @@ export class Connection implements ReadControl {
   /** Told when the current exchange's head is in (its head deadline, `head-deadline.ts`). */
   private onHead: HeadWatcher | undefined
   private readonly onAbort = () => {
-    this.fail(this.signal!.reason)
-    this.close()
+    try {
+      this.fail(this.signal!.reason)
+    } finally {
+      // Closed whatever the listener does: an aborted exchange's connection is never reused.
+      this.close()
+    }
   }
 
   /**
