@@ -56,4 +56,17 @@ describe('createHttpClientMetrics', () => {
     metrics.forUpstream('mirror' as 'live', 'http://m:1').observe('GET', 200, 0.1)
     expect(registry.render()).toContain('svc_target="unknown"')
   })
+
+  test('requests of alternating methods and statuses each reach their own series (the last series is kept between calls)', () => {
+    const registry = new Registry()
+    const recorder = createHttpClientMetrics(registry).forUpstream('live', 'http://l:1')
+    const calls: [string, number][] = [['GET', 200], ['GET', 200], ['GET', 500], ['POST', 200], ['GET', 200], ['GET', 0], ['GET', 500]]
+    for (const [method, status] of calls) recorder.observe(method, status, 0.01)
+    const text = registry.render()
+    const count = (method: string, status: string) => histogramSeries(text, NAME, { http_request_method: method, http_response_status_code: status }).count
+    expect(count('GET', '200')).toBe('3')
+    expect(count('GET', '500')).toBe('2')
+    expect(count('POST', '200')).toBe('1')
+    expect(count('GET', '')).toBe('1')
+  })
 })
