@@ -17,7 +17,7 @@ import { concatChunks, type StreamEnd } from '../upstream/bounded-body.ts'
 import { headerMapOfFields } from '../upstream/header-map.ts'
 import type { Http1Client } from '../upstream/http1-client.ts'
 import type { ExchangeOutcome } from '../upstream/upstream-client.ts'
-import type { ReadControl, ResponseRelay } from '../upstream/http1-response.ts'
+import type { ReadControl, ResponseRelay, SentHead } from '../upstream/http1-response.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
 import { toUpstreamError, type UpstreamError } from '../upstream/upstream-error.ts'
 import { liveFailureProblem } from './problem-response.ts'
@@ -28,8 +28,8 @@ import type { LiveBodyWatcher } from './pending-comparison.ts'
  * (`server/raw-connection.ts`): it writes HTTP/1.1 to the client's socket.
  */
 export interface ClientSide {
-  /** Live's head as the client's response head: the server drops the hop-by-hop fields and frames the body. */
-  head(head: ResponseHead, statusLine: string, framing: Framing): void
+  /** Live's head as the client's response head: the server drops the hop-by-hop fields and frames the body (`sent`: the head as live sent it, valid during the call only). */
+  head(head: ResponseHead, statusLine: string, framing: Framing, sent: SentHead): void
   /**
    * A piece of live's body, `data[from, to)` (valid during the call only).
    * `false`: the client's buffer is full; `onDrain` is called once it has
@@ -138,7 +138,7 @@ class LiveRelay implements ResponseRelay, ExchangeOutcome {
     side.onGone = (reason) => this.abort.abort(reason)
   }
 
-  head(head: ResponseHead, statusLine: string, framing: Framing): void {
+  head(head: ResponseHead, statusLine: string, framing: Framing, sent: SentHead): void {
     this.status = head.status
     const { watcher } = this
     if (watcher !== undefined) {
@@ -152,7 +152,7 @@ class LiveRelay implements ResponseRelay, ExchangeOutcome {
     }
     this.headSent = true
     this.respondedAt = performance.now()
-    this.side.head(head, statusLine, framing)
+    this.side.head(head, statusLine, framing, sent)
   }
 
   body(data: Buffer, from: number, to: number): void {

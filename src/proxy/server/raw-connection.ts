@@ -11,9 +11,10 @@ import { FieldList } from '../../net/field-list.ts'
 import type { Problem } from '../../errors/problem.ts'
 import type { ClientSide } from '../pipeline/relay-live.ts'
 import type { RelayedRequest } from '../pipeline/shadow-handler.ts'
+import type { SentHead } from '../upstream/http1-response.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
 import { RAW_MAX_BODY_BYTES, RAW_MAX_HEAD_BYTES, scanRequestHead, type RequestHead } from './request-head.ts'
-import { CHUNK_END, chunkSizeLine, clientHead, LAST_CHUNK, problemResponseText } from './response-writer.ts'
+import { CHUNK_END, chunkSizeLine, clientHead, LAST_CHUNK, passesAsIs, problemResponseText } from './response-writer.ts'
 
 /** What a connection needs of its server (`raw-server.ts`). */
 export interface RawServerContext {
@@ -68,6 +69,8 @@ export class RawConnection implements ClientSide {
   private chunked = false
   /** The response head, written with the first piece of the body (one write for a small response). */
   private pendingHead: string | undefined
+  /** Live's head as it came, when it goes out as it came: its bytes in the read being handled (until `flushHead`). */
+  private sentHead: SentHead | undefined
   /** Bytes the socket did not take yet. */
   private unsent: Buffer | undefined
   private endWhenFlushed = false
@@ -182,6 +185,7 @@ export class RawConnection implements ClientSide {
     this.onGone = undefined
     this.chunked = false
     this.pendingHead = undefined
+    this.sentHead = undefined
     this.headGiven = false
     if (this.closed) return
     if (this.closeAfter || this.server.stopping) {
@@ -192,17 +196,28 @@ export class RawConnection implements ClientSide {
     if (!this.starting) this.readNext()
   }
 
-  head(head: ResponseHead, statusLine: string, framing: Framing): void {
+  head(head: ResponseHead, statusLine: string, framing: Framing, sent: SentHead): void {
     this.headGiven = true
-    const out = clientHead(head, statusLine, framing, this.closeAfter || this.server.stopping)
-    this.chunked = out.chunked
-    this.pendingHead = out.text
+    const close = this.closeAfter || this.server.stopping
+    if (passesAsIs(head, statusLine, framing, close, sent)) {
+      // Live's own bytes: with the body's first piece right after them in the same read, one write
+      // of that read's bytes (`body`); otherwise its text, written as any head.
+      this.sentHead = sent
+      this.chunked = false
+      this.pendingHead = `${sent.text}\r\n\r\n`
+    } else {
+      const out = clientHead(head, statusLine, framing, close)
+      this.chunked = out.chunked
+      this.pendingHead = out.text
+    }
     // Written with the body's first piece when it came in the same read (one write for a small
     // response); otherwise on its own once this read is through, never held for a body that is slow to come.
     queueMicrotask(this.flushHead)
   }
 
   private readonly flushHead = () => {
+    // This read is through: its buffer is not ours any more.
+    this.sentHead = undefined
     const head = this.pendingHead
     if (head === undefined) return
     this.pendingHead = undefined
@@ -212,6 +227,14 @@ export class RawConnection implements ClientSide {
   body(data: Buffer, from: number, to: number): boolean {
     const length = to - from
     if (length === 0) return true
+    const sent = this.sentHead
+    if (sent !== undefined) {
+      this.sentHead = undefined
+      if (sent.data === data && sent.end === from && this.pendingHead !== undefined) {
+        this.pendingHead = undefined
+        return this.write(data.subarray(sent.start, to), true)
+      }
+    }
     const prefix = (this.pendingHead ?? '') + (this.chunked ? chunkSizeLine(length) : '')
     this.pendingHead = undefined
     if (prefix.length === 0) return this.write(data.subarray(from, to), true)
@@ -224,6 +247,7 @@ export class RawConnection implements ClientSide {
   }
 
   end(): void {
+    this.sentHead = undefined
     const tail = (this.pendingHead ?? '') + (this.chunked ? LAST_CHUNK : '')
     this.pendingHead = undefined
     if (tail.length > 0) this.write(Buffer.from(tail, 'latin1'), false)

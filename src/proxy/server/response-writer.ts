@@ -9,10 +9,32 @@
 import type { Problem } from '../../errors/problem.ts'
 import { PROBLEM_CONTENT_TYPE } from '../../errors/problem.ts'
 import { connectionOptions, isHopByHop } from '../policy/forward-headers.ts'
+import type { SentHead } from '../upstream/http1-response.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
 
 /** Where `HTTP/1.1 200` ends: the space before the reason phrase, when there is one. */
 const STATUS_CODE_END = 'HTTP/1.1 200'.length
+/** A line ending in LF alone (RFC 9112 lets a recipient take it; a sender writes CRLF). */
+const BARE_LF = /(?:^|[^\r])\n/
+const LENGTH = /^\d+$/
+
+/**
+ * Whether live's head can go to the client byte for byte: an HTTP/1.1
+ * status line with its reason phrase, CRLF line ends throughout, no
+ * hop-by-hop field (so none that `Connection` names either), a body framed
+ * by one Content-Length or none, and a client connection that stays open.
+ * What `clientHead` would write then says the same, in other words (names
+ * lowered, repeated fields joined), and costs a string built per response.
+ */
+export function passesAsIs(head: ResponseHead, statusLine: string, framing: Framing, close: boolean, sent: SentHead): boolean {
+  if (close || (framing.kind !== 'length' && framing.kind !== 'none')) return false
+  if (statusLine.length <= STATUS_CODE_END || !statusLine.startsWith('HTTP/1.1 ')) return false
+  if (sent.end - sent.start !== sent.text.length + 4 || BARE_LF.test(sent.text)) return false
+  const { fields } = head
+  for (const name in fields) if (isHopByHop(name)) return false
+  const length = fields['content-length']
+  return length === undefined || LENGTH.test(length)
+}
 
 export interface ClientHead {
   /** The head, its final empty line included. */

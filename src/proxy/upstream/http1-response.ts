@@ -44,14 +44,23 @@ export type ReadState = 'more' | 'done' | 'too-large' | 'over-budget'
 export interface ResponseRelay {
   /**
    * The final head (interim 1xx heads are not relayed), with the text of
-   * its status line; one whose status a client cannot be given was refused
-   * before (`relayedStatusProblem`).
+   * its status line and the head as it was sent; one whose status a client
+   * cannot be given was refused before (`relayedStatusProblem`).
    */
-  head(head: ResponseHead, statusLine: string, framing: Framing): void
+  head(head: ResponseHead, statusLine: string, framing: Framing, sent: SentHead): void
   /** Body bytes `data[from, to)`: a view of the socket's buffer, valid during the call only. */
   body(data: Buffer, from: number, to: number): void
   /** Set by the connection the response comes on: the client's backpressure pauses its reading. */
   reading?: ReadControl
+}
+
+/** A final head as it was sent: `data[start, end)`, its empty line included (a view of the socket's buffer, valid during the call only). */
+export interface SentHead {
+  readonly data: Buffer
+  readonly start: number
+  readonly end: number
+  /** Its text up to the end of its last line (the line end and the empty line left out). */
+  readonly text: string
 }
 
 /** Pauses and resumes the reading of a connection. */
@@ -271,7 +280,7 @@ export class ResponseReader {
       if (text.startsWith('HTTP/1.0')) this.keepAlive = false
     }
     const framing = framingOf(this.method, head)
-    this.relay?.head(head, text.slice(0, statusLineEnd(text)), framing)
+    if (this.relay !== undefined) this.relay.head(head, text.slice(0, statusLineEnd(text)), framing, { data, start: offset, end: next, text })
     if (framing.kind === 'none') {
       this.phase = this.finish()
     } else if (framing.kind === 'length') {

@@ -12,6 +12,8 @@ import { freePort, startUpstream, waitFor, type TestUpstream } from '../../../su
 import { standaloneEnv, startTestProxy, type ProxyUnderTest } from '../proxy-harness.ts'
 
 const LARGE_BYTES = 4 * 1024 * 1024
+/** A head with nothing to drop or re-frame: names in their case, a field repeated, one length. */
+const AS_SENT = 'HTTP/1.1 200 Fine\r\nX-Mixed-Case: A\r\nX-Twice: 1\r\nX-Twice: 2\r\nSet-Cookie: a=1\r\nContent-Length: 2\r\n\r\nok'
 
 let live: TestUpstream
 let shadow: TestUpstream
@@ -49,6 +51,10 @@ beforeAll(async () => {
       c.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 4\r\n\r\n')
       await Bun.sleep(800)
       c.write('late')
+    },
+    '/as-sent': (c) => {
+      c.write(AS_SENT)
+      c.end()
     },
     '/slow': async (c) => {
       await Bun.sleep(300)
@@ -190,6 +196,13 @@ describe('the raw server', () => {
       expect(text.split('transfer-encoding: chunked').length).toBe(3)
       expect(text.split('20\r\nread until the connection closes\r\n0\r\n\r\n').length).toBe(3)
       expect(closed).toBe(false)
+    })
+  })
+
+  test('a head with nothing to drop or re-frame reaches the client byte for byte, its body with it', async () => {
+    await withRawProxy(hostile.url, async (proxy) => {
+      const { text } = await rawClient(proxy.url, 'GET /as-sent HTTP/1.1\r\nHost: proxy.test\r\n\r\n', (t) => responsesIn(t) >= 1)
+      expect(text).toBe(AS_SENT)
     })
   })
 
