@@ -270,8 +270,12 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 
   /** A bug, not an upstream failure (those are answered 502/504): logged, and still a request received, as the metrics count every one. */
   function failedUnexpectedly(method: string, started: number, error: unknown): void {
-    logger.error('proxy request failed unexpectedly', { 'request.method': method, error })
+    logRequestFailure(method, error)
     server.observe(method, 500, (performance.now() - started) / 1000)
+  }
+
+  function logRequestFailure(method: string, error: unknown): void {
+    logger.error('proxy request failed unexpectedly', { 'request.method': method, error })
   }
 
   const liveRelay = pool.liveRelayClient(settings.liveUrl, settings.liveTimeoutMs)
@@ -364,7 +368,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
         server.observe(this.method, outcome.status, (outcome.respondedAt - this.started) / 1000)
       } catch (error) {
         // The client has its answer; the bug is logged, and the connection reads on.
-        logger.error('proxy request failed unexpectedly', { 'request.method': this.method, error })
+        logRequestFailure(this.method, error)
       }
       this.side.finished()
     }

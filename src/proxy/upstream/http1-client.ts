@@ -80,8 +80,6 @@ export interface Http1Client {
   relay(request: Http1Request, relay: ResponseRelay, outcome: ExchangeOutcome): void
 }
 
-
-
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 /** What needs no URL normalisation in a request target: no dot segment, nothing to percent-encode. */
