@@ -45,31 +45,26 @@ export interface RefusedShadowForwarderOptions extends NotAttemptedReportOptions
   readonly live: LiveForwarder
 }
 
+/** What the report reads of a request whose shadow was not attempted: no capture id, which it makes only when asked. */
+export type NotAttemptedRequest = Pick<AdmittedRequest, 'clientRequestId' | 'method' | 'target'>
+
 /**
  * Tells the sink of a request whose shadow was not attempted, once live's
  * status is known (0 with `liveError` when live gave no response), and
  * settles it. Shared by both servers: the raw server relays live itself
  * (`relay-live.ts`) and reports through this.
  */
-export type NotAttemptedReport = (request: AdmittedRequest, liveStatus: number, liveError: UpstreamError | undefined) => void
+export type NotAttemptedReport = (request: NotAttemptedRequest, liveStatus: number, liveError: UpstreamError | undefined) => void
 
 export function createNotAttemptedReport(options: NotAttemptedReportOptions): NotAttemptedReport {
   const { report, notAttemptedText, settle, onUnexpected } = options
   // The cause whenever live answers: the same for every request.
   const shadowOnlyCause = failureCause(undefined, notAttemptedText)
-  return ({ id, clientRequestId, method, target }, liveStatus, liveError) => {
+  return ({ clientRequestId, method, target }, liveStatus, liveError) => {
     let outcome: SinkOutcome
     try {
-      outcome = report({
-        id,
-        clientRequestId,
-        method,
-        path: splitTarget(target).path,
-        liveStatus,
-        liveError: liveError?.message,
-        shadowError: notAttemptedText,
-        cause: liveError === undefined ? shadowOnlyCause : failureCause(liveError.message, notAttemptedText),
-      })
+      const cause = liveError === undefined ? shadowOnlyCause : failureCause(liveError.message, notAttemptedText)
+      outcome = report(new NotAttemptedCapture(clientRequestId, method, splitTarget(target).path, liveStatus, liveError?.message, notAttemptedText, cause))
     } catch (error) {
       onUnexpected(error)
       outcome = REPORT_FAILED
@@ -78,7 +73,30 @@ export function createNotAttemptedReport(options: NotAttemptedReportOptions): No
   }
 }
 
-export type RefusedShadowForwarder = (request: AdmittedRequest) => Promise<Response>
+/**
+ * Its capture id is made when it is first read: the sink reads it only for
+ * a log line it writes, and a shadow that is down makes one line per
+ * interval, not one per request.
+ */
+class NotAttemptedCapture implements ShadowNotAttempted {
+  private madeId: string | undefined
+
+  constructor(
+    readonly clientRequestId: string | undefined,
+    readonly method: string,
+    readonly path: string,
+    readonly liveStatus: number,
+    readonly liveError: string | undefined,
+    readonly shadowError: string,
+    readonly cause: string,
+  ) {}
+
+  get id(): string {
+    return (this.madeId ??= crypto.randomUUID())
+  }
+}
+
+export type RefusedShadowForwarder = (request: NotAttemptedRequest & Pick<AdmittedRequest, 'headers' | 'body'>) => Promise<Response>
 
 export function createRefusedShadowForwarder(options: RefusedShadowForwarderOptions): RefusedShadowForwarder {
   const { live } = options

@@ -47,8 +47,13 @@ import { forwardLive, forwardUnshadowed } from './forward-live.ts'
 import { createLiveForwarder } from './live-forwarder.ts'
 import { skip, type PipelineContext } from './pipeline-context.ts'
 import { createProxyMetrics, type ProxyMetrics } from './proxy-metrics.ts'
-import { createNotAttemptedReport, createRefusedShadowForwarder, type NotAttemptedReportOptions } from './refused-shadow-forwarder.ts'
-import { PendingComparison, type AdmittedRequest } from './pending-comparison.ts'
+import {
+  createNotAttemptedReport,
+  createRefusedShadowForwarder,
+  type NotAttemptedReportOptions,
+  type NotAttemptedRequest,
+} from './refused-shadow-forwarder.ts'
+import { PendingComparison } from './pending-comparison.ts'
 import { createNoiseCheck } from './repeat-live.ts'
 import { relayLive, type ClientSide, type RelayDone, type RelayOutcome } from './relay-live.ts'
 
@@ -250,7 +255,6 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     // reused, and the API keeps one capture per id (docs/proxy.md "API
     // mode"). The client's id still reaches live and the shadow, and is
     // stored among the request headers and logged beside it.
-    const id = crypto.randomUUID()
     const clientRequestId = clientRequestIdOf(request.headers)
     const { body, reservation } = admitted
     // The shadow refused a connection within the window and the sink takes
@@ -260,8 +264,9 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
       // Not a background comparison: nothing of it is held past live's exchange.
       reservation.release()
-      return forwardRefused({ id, clientRequestId, method, target, headers, body })
+      return forwardRefused({ clientRequestId, method, target, headers, body })
     }
+    const id = crypto.randomUUID()
     const comparison = new PendingComparison(context, { id, clientRequestId, method, target, headers, body }, reservation)
     // Started first, so the shadow request leaves in the same tick as live's.
     comparison.start(tasks)
@@ -282,13 +287,11 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const { maxBodyBytes } = settings
 
   /**
-   * The raw server's admission of a request read whole: its comparison's
-   * reservation, the body's bytes in it (as `admit` reserves them), holding
-   * a callbacks slot; or why it is not shadowed, holding nothing.
+   * The reservation of an admitted request's comparison on the raw server,
+   * the body's bytes in it (as `admit` reserves them); or `memory_budget`,
+   * the callbacks slot then given back.
    */
-  function reserveFor(method: string, target: string, body: Uint8Array | null): Reservation | SkipReason {
-    const reason = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
-    if (reason !== undefined) return reason
+  function reserveFor(body: Uint8Array | null): Reservation | SkipReason {
     const reservation = budget.open()
     if (body === null || reservation.add(body.byteLength)) return reservation
     reservation.release()
@@ -323,20 +326,21 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       peerTrusted: trustedProxies.has(clientAddress),
     })
     const live = { method, pathAndQuery: target, headers, body }
-    const reservation = reserveFor(method, target, body)
+    const reason = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
+    if (reason === undefined && reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+      // The shadow is known to be down: live alone, holding the callbacks slot only (as `forwardRefused`),
+      // the error told once live's status is known.
+      end.notAttempted = { clientRequestId, method, target }
+      relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
+      return
+    }
+    const reservation = reason ?? reserveFor(body)
     if (typeof reservation === 'string') {
       skip(context, reservation, method, target)
       relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
       return
     }
     const admitted = { id: crypto.randomUUID(), clientRequestId, method, target, headers, body }
-    if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
-      // The shadow is known to be down: live alone, the error told once live's status is known (as `forwardRefused`).
-      reservation.release()
-      end.notAttempted = admitted
-      relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
-      return
-    }
     const comparison = new PendingComparison(context, admitted, reservation)
     comparison.start(tasks)
     relayLive(liveRelay!, live, side, maxBodyBytes, comparison, end)
@@ -346,7 +350,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   class RelayedEnd implements RelayDone {
     readonly started = performance.now()
     /** Set when the shadow was not attempted (known to be down): told once live's status is known. */
-    notAttempted: AdmittedRequest | undefined
+    notAttempted: NotAttemptedRequest | undefined
     /** Told once: a throw further down the same call does not end it twice. */
     private ended = false
 

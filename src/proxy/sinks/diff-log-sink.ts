@@ -69,13 +69,29 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     return { endpoint: `${endpoint.method} ${endpoint.template}`, signature }
   }
 
+  // A shadow that is down fails every request with the same text while
+  // live answers: the key of that pair is made once, not a string per request
+  // (each map it keys would hash it anew).
+  let lastShadowText: string | undefined
+  let lastKey = ''
+  function failureKeyOf(live: ResponseOutcome, shadow: ResponseOutcome): string {
+    const shadowText = live.status !== 0 && shadow.status === 0 && typeof shadow.body === 'string' ? shadow.body : undefined
+    if (shadowText !== undefined && shadowText === lastShadowText) return lastKey
+    const key = `${failureClassOf(live)}/${failureClassOf(shadow)}`
+    if (shadowText !== undefined) {
+      lastShadowText = shadowText
+      lastKey = key
+    }
+    return key
+  }
+
   // has_diff is true for an error (docs/reference/api.md), but a
   // shadow that is down fails every request the same way: one line per
   // interval and kind of failure (the failed sides' error classes, a
   // handful of keys whatever the traffic), the counter has the exact number.
   function error(
-    id: string,
-    clientRequestId: string | undefined,
+    // Its id is read only for a line that is written (a not-attempted request's is made then).
+    request: { readonly id: string; readonly clientRequestId?: string },
     method: string,
     path: string,
     live: ResponseOutcome,
@@ -86,14 +102,14 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     if (!logger.enabled('warn')) return
     // The key from the error classes alone; the endpoint, the signature and
     // the record only for a line that is written (one per interval and key).
-    const classes = `${failureClassOf(live)}/${failureClassOf(shadow)}`
+    const classes = failureKeyOf(live, shadow)
     warnings.warn(
       'comparison failed',
       () => {
         const { endpoint, signature } = signed(method, path, live, shadow, NO_OPS)
         return {
-          'request.id': id,
-          ...clientIdAttr(clientRequestId),
+          'request.id': request.id,
+          ...clientIdAttr(request.clientRequestId),
           'request.method': method,
           'request.path': path,
           endpoint,
@@ -145,7 +161,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
           break
         }
         case 'error':
-          error(capture.id, capture.clientRequestId, capture.method, capture.path, capture.live, capture.shadow, comparison.cause)
+          error(capture, capture.method, capture.path, capture.live, capture.shadow, comparison.cause)
           break
       }
       return { kind: 'compared', result: comparison.kind }
@@ -154,7 +170,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     shadowNotAttempted(request: ShadowNotAttempted): SinkOutcome {
       // Live's body is not kept: only a failed live's error text is read.
       const live = { status: request.liveStatus, body: request.liveError ?? '' }
-      error(request.id, request.clientRequestId, request.method, request.path, live, { status: 0, body: request.shadowError }, request.cause)
+      error(request, request.method, request.path, live, { status: 0, body: request.shadowError }, request.cause)
       return erred
     },
   }

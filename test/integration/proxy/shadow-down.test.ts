@@ -62,7 +62,12 @@ function recordingSink(notAttempted: boolean): CaptureSink & { captures: Capture
   }
   if (notAttempted) {
     sink.shadowNotAttempted = (request) => {
-      notAttemptedRequests.push(request)
+      // Its id is made when first read: the same on every read after.
+      const { id } = request
+      if (request.id !== id) throw new Error('the id changed between two reads')
+      // A plain copy of what a sink reads.
+      const { clientRequestId, method, path, liveStatus, liveError, shadowError, cause } = request
+      notAttemptedRequests.push({ id, clientRequestId, method, path, liveStatus, shadowError, cause, ...(liveError === undefined ? {} : { liveError }) })
       return { kind: 'compared', result: 'error' }
     }
   }

@@ -237,6 +237,30 @@ describe('diff-log sink: a failed side', () => {
       ['comparison failed', errorSignature(endpoint, null, 'timeout').id],
     ])
   })
+
+  test('a shadow not attempted: one line per kind of failure, the kinds alternating, live failing too', () => {
+    const { sink, records } = sinkWithRecords({ warningIntervalMs: 60_000 })
+    const refused = 'shadow: connection refused (not attempted)'
+    const timedOut = 'shadow: timed out after 1s'
+    const notAttempted = (shadowError: string, liveError?: string) => ({
+      id: 'c0ffee00-0000-4000-8000-000000000000',
+      method: 'GET',
+      path: '/orders/15028',
+      liveStatus: liveError === undefined ? 200 : 0,
+      ...(liveError === undefined ? {} : { liveError }),
+      shadowError,
+      cause: 'shadow failed',
+    })
+    for (const text of [refused, timedOut, refused, timedOut, refused]) sink.shadowNotAttempted!(notAttempted(text))
+    sink.shadowNotAttempted!(notAttempted(refused, 'live: timed out after 5s'))
+    sink.shadowNotAttempted!(notAttempted(refused))
+    const endpoint = { method: 'GET', template: '/orders/{id}' }
+    expect(records().map((r) => [r.msg, r.signature])).toEqual([
+      ['comparison failed', errorSignature(endpoint, null, 'refused').id],
+      ['comparison failed', errorSignature(endpoint, null, 'timeout').id],
+      ['comparison failed', errorSignature(endpoint, 'timeout', 'refused').id],
+    ])
+  })
 })
 
 describe('diff-log sink: the noise check', () => {
