@@ -76,10 +76,10 @@ export function createNotAttemptedReport(options: NotAttemptedReportOptions): No
 /**
  * Its capture id is made when it is first read: the sink reads it only for
  * a log line it writes, and a shadow that is down makes one line per
- * interval, not one per request.
+ * interval and kind of failure, not one per request.
  */
 class NotAttemptedCapture implements ShadowNotAttempted {
-  private madeId: string | undefined
+  #madeId: string | undefined
 
   constructor(
     readonly clientRequestId: string | undefined,
@@ -92,7 +92,7 @@ class NotAttemptedCapture implements ShadowNotAttempted {
   ) {}
 
   get id(): string {
-    return (this.madeId ??= crypto.randomUUID())
+    return (this.#madeId ??= crypto.randomUUID())
   }
 }
 

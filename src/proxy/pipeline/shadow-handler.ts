@@ -251,10 +251,6 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     headers: Headers,
     admitted: Extract<Admission, { kind: 'admitted' }>,
   ): Promise<Response> {
-    // The proxy's own id for the capture: a client's X-Request-ID may be
-    // reused, and the API keeps one capture per id (docs/proxy.md "API
-    // mode"). The client's id still reaches live and the shadow, and is
-    // stored among the request headers and logged beside it.
     const clientRequestId = clientRequestIdOf(request.headers)
     const { body, reservation } = admitted
     // The shadow refused a connection within the window and the sink takes
@@ -266,6 +262,10 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       reservation.release()
       return forwardRefused({ clientRequestId, method, target, headers, body })
     }
+    // The proxy's own id for the capture: a client's X-Request-ID may be
+    // reused, and the API keeps one capture per id (docs/proxy.md "API
+    // mode"). The client's id still reaches live and the shadow, and is
+    // stored among the request headers and logged beside it.
     const id = crypto.randomUUID()
     const comparison = new PendingComparison(context, { id, clientRequestId, method, target, headers, body }, reservation)
     // Started first, so the shadow request leaves in the same tick as live's.
@@ -287,13 +287,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   const { maxBodyBytes } = settings
 
   /**
-   * The reservation of an admitted request's comparison on the raw server,
-   * the body's bytes in it (as `admit` reserves them); or `memory_budget`,
-   * the callbacks slot then given back.
+   * An admitted request's body in the bytes-in-flight budget on the raw
+   * server, as `admit` reserves it on Bun.serve; or `memory_budget`, the
+   * callbacks slot then given back.
    */
-  function reserveFor(body: Uint8Array | null): Reservation | SkipReason {
+  function reserveBody(body: Uint8Array): Reservation | SkipReason {
     const reservation = budget.open()
-    if (body === null || reservation.add(body.byteLength)) return reservation
+    if (reservation.add(body.byteLength)) return reservation
     reservation.release()
     callbacks.release()
     return 'memory_budget'
@@ -326,20 +326,24 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       peerTrusted: trustedProxies.has(clientAddress),
     })
     const live = { method, pathAndQuery: target, headers, body }
-    const reason = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
-    if (reason === undefined && reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+    // A body is reserved before the shadow's state is asked, as on Bun.serve:
+    // one that does not fit is `memory_budget` on both servers.
+    let decision: Reservation | SkipReason | undefined = decideShadow(admission, method, target, body === null ? undefined : body.byteLength)
+    if (decision === undefined && body !== null) decision = reserveBody(body)
+    if (typeof decision === 'string') {
+      skip(context, decision, method, target)
+      relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
+      return
+    }
+    if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
       // The shadow is known to be down: live alone, holding the callbacks slot only (as `forwardRefused`),
       // the error told once live's status is known.
+      decision?.release()
       end.notAttempted = { clientRequestId, method, target }
       relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
       return
     }
-    const reservation = reason ?? reserveFor(body)
-    if (typeof reservation === 'string') {
-      skip(context, reservation, method, target)
-      relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
-      return
-    }
+    const reservation = decision ?? budget.open()
     const admitted = { id: crypto.randomUUID(), clientRequestId, method, target, headers, body }
     const comparison = new PendingComparison(context, admitted, reservation)
     comparison.start(tasks)
@@ -380,6 +384,8 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     failedUnexpectedly(error: unknown): void {
       if (this.ended) return
       this.ended = true
+      // A request whose shadow was not attempted holds a callbacks slot until it is settled: not compared.
+      if (this.notAttempted !== undefined) notAttempted!.settle(REPORT_FAILED)
       failedUnexpectedly(this.method, this.started, error)
       this.side.problem(INTERNAL_PROBLEM)
       this.side.finished()

@@ -64,6 +64,7 @@ export const REPORT_FAILED: SinkOutcome = Object.freeze({ kind: 'skipped', reaso
  * (docs/proxy.md "Forwarding", a shadow that is down).
  */
 export interface ShadowNotAttempted {
+  /** May be made when first read (a getter, the same value on every read): read it, do not spread the object for it. */
   readonly id: string
   /** The client's X-Request-ID as sent (for logs), undefined when absent. */
   readonly clientRequestId?: string

@@ -161,7 +161,8 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
           break
         }
         case 'error':
-          error(capture, capture.method, capture.path, capture.live, capture.shadow, comparison.cause)
+          // The ids alone: a suppressed line's attributes are kept until the next one, the capture's bodies need not be.
+          error({ id: capture.id, clientRequestId: capture.clientRequestId }, capture.method, capture.path, capture.live, capture.shadow, comparison.cause)
           break
       }
       return { kind: 'compared', result: comparison.kind }

@@ -9,6 +9,8 @@
 import { describe, expect, test } from 'bun:test'
 import { compareResponses, DEFAULT_DIFF_CONFIG } from '../../../src/diff/index.ts'
 import { createLogger } from '../../../src/log/index.ts'
+import { FieldList } from '../../../src/net/field-list.ts'
+import type { ClientSide } from '../../../src/proxy/pipeline/relay-live.ts'
 import {
   createShadowHandler,
   type Capture,
@@ -186,6 +188,42 @@ describe('a shadow that is down, in the core', () => {
       await handler.close()
     }
   })
+
+  test('on the raw server, a client side that throws at the response’s end inside the window: not compared, and its callbacks slot given back', async () => {
+    const sink = recordingSink(true)
+    // One slot: a request that kept it would leave the next one `callbacks_full`.
+    const handler = handlerWith(sink, { maxConcurrentCallbacks: 1 })
+    try {
+      expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
+      await handler.drain()
+      const answered: string[] = []
+      for (let i = 0; i < 2; i++) {
+        await new Promise<void>((resolve) => {
+          const side: ClientSide = {
+            head: () => {},
+            body: () => true,
+            end: () => {
+              throw new Error('client socket bug')
+            },
+            problem: (problem) => answered.push(problem.type),
+            broken: () => {},
+            onDrain: undefined,
+            onGone: undefined,
+            finished: resolve,
+          }
+          const fields = new FieldList(['host'], ['proxy.test'])
+          handler.relay!({ method: 'GET', target: '/json', fields, body: null, clientAddress: '127.0.0.1' }, side)
+        })
+      }
+      expect(answered).toEqual(['/errors/internal', '/errors/internal'])
+      const rendered = handler.metrics.registry.render()
+      expect(sumSamples(rendered, 'svc_comparisons_skipped_total', { reason: 'report_failed' })).toBe(2)
+      expect(sumSamples(rendered, 'svc_comparisons_skipped_total', { reason: 'callbacks_full' })).toBe(0)
+      expect(sink.notAttempted).toHaveLength(0)
+    } finally {
+      await handler.close()
+    }
+  })
 })
 
 describe('a shadow that is down, through the proxy (standalone)', () => {
@@ -227,6 +265,27 @@ describe('a shadow that is down, through the proxy (standalone)', () => {
       const counts = await proxy.settled()
       expect(counts.compared).toBe(2)
       expect(counts.skipped.body_too_large).toBe(0)
+      expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(2)
+    } finally {
+      await proxy.stop()
+    }
+  })
+
+  test('inside the window a body that does not fit the bytes-in-flight budget is memory_budget, as outside it; one that fits is an error', async () => {
+    const proxy = await startTestProxy(
+      standaloneEnv(live.url, downUrl(), { SVC_APP_MAX_BYTES_IN_FLIGHT: '4000', SVC_APP_SHADOW_RULES: 'allow POST:/echo' }),
+    )
+    try {
+      // The first request is refused by the shadow: the window opens.
+      await (await fetch(`${proxy.url}/json`)).text()
+      const large = await fetch(`${proxy.url}/echo`, { method: 'POST', body: 'x'.repeat(5000) })
+      expect(((await large.json()) as { body_length: number }).body_length).toBe(5000)
+      const small = await fetch(`${proxy.url}/echo`, { method: 'POST', body: 'y'.repeat(100) })
+      expect(((await small.json()) as { body_length: number }).body_length).toBe(100)
+      const counts = await proxy.settled()
+      expect(counts.received).toBe(3)
+      expect(counts.skipped.memory_budget).toBe(1)
+      expect(counts.skippedTotal).toBe(1)
       expect(await proxy.metric('svc_responses_compared_total', { result: 'error' })).toBe(2)
     } finally {
       await proxy.stop()
