@@ -28,6 +28,7 @@
  *   PROXY_BENCH_SECONDS       seconds per run                                  (default 6)
  *   PROXY_BENCH_ROUNDS        interleaved rounds per scenario                  (default 3)
  *   PROXY_BENCH_SLOW_SECONDS  seconds of load on the slow/down shadow          (default 20; 60 for the target)
+ *   PROXY_BENCH_WARMUP_SECONDS seconds of load on each target before it is measured (default 10)
  *   PROXY_BENCH_CONNECTIONS   client connections                               (default 64)
  *   PROXY_BENCH_WORKERS       SVC_APP_WORKERS settings of ours, comma-separated (default 1,auto; 1 where unsupported)
  *   PROXY_BENCH_OPEN_SECONDS  seconds per open-loop run                        (default 10)
@@ -107,6 +108,8 @@ export interface ProxyBenchReport {
   readonly date: string
   readonly machine: string
   readonly rounds: number
+  /** Seconds of load on each target before its rounds. */
+  readonly warmupSeconds: number
   readonly rows: BenchRow[]
   readonly openLoop: OpenLoopRow[]
   readonly accounting: AccountingCheck | undefined
@@ -122,6 +125,12 @@ export interface ProxyBenchOptions {
   readonly slowSeconds?: number
   /** @default PROXY_BENCH_CONNECTIONS or 64 */
   readonly connections?: number
+  /**
+   * Seconds of load on each target before its first measured run: a
+   * fresh worker's JIT takes 6–9 s of this load to settle (docs/proxy.md
+   * "Benchmark"). @default PROXY_BENCH_WARMUP_SECONDS or 10
+   */
+  readonly warmupSeconds?: number
   /** @default console.log */
   readonly print?: (line: string) => void
 }
@@ -153,6 +162,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const rounds = options.rounds ?? env('PROXY_BENCH_ROUNDS', 3)
   const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 20)
   const connections = options.connections ?? env('PROXY_BENCH_CONNECTIONS', 64)
+  const warmupSeconds = options.warmupSeconds ?? env('PROXY_BENCH_WARMUP_SECONDS', 10)
   const openSeconds = env('PROXY_BENCH_OPEN_SECONDS', 10)
   const print = options.print ?? ((line: string) => console.log(line))
   const workersSupported = PROXY_VARIABLES.includes('SVC_APP_WORKERS')
@@ -272,9 +282,15 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
       ...references.map((r) => target(r.name, `${at(r.port)}/`, r.upstreams)),
     ]
     print(
-      `proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ${slowSeconds} s on the slow/down shadow, workers ${workers.join(', ')}`,
+      `proxy benchmark: ${connections} connections, ${rounds} interleaved rounds of ${seconds} s after ${warmupSeconds} s of warm-up each, ${slowSeconds} s on the slow/down shadow, workers ${workers.join(', ')}`,
     )
-    for (const t of main) await load(t.url, 1, connections) // warm-up: connections, JIT
+    // Each target warmed on its own, so that every measured round is of a settled JIT; the cold figure is printed, not kept.
+    const warmUp = async (t: Target) => {
+      if (warmupSeconds <= 0) return
+      const r = await load(t.url, warmupSeconds, connections)
+      print(`  warm-up, ${label(t)}: ${r.rps.toFixed(0)} req/s over ${warmupSeconds} s`)
+    }
+    for (const t of main) await warmUp(t)
     for (let round = 1; round <= rounds; round++) {
       for (const t of main) {
         const { result: r, machine } = await run(t, seconds)
@@ -288,7 +304,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     const side = degraded.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o)))
     const segments = Math.max(1, Math.round(slowSeconds / 5))
     const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
-    for (const t of side) await load(t.url, 1, connections)
+    for (const t of side) await warmUp(t)
     for (let segment = 0; segment < segments; segment++) {
       for (const t of side) await run(t, segmentSeconds)
     }
@@ -356,6 +372,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     date: new Date().toISOString(),
     machine: `${machineText()}, ${idleBefore}; during the run ${stealText(runStart, machineTicks())}`,
     rounds,
+    warmupSeconds,
     rows,
     openLoop: openRows,
     accounting,
@@ -476,7 +493,7 @@ export function formatReport(report: ProxyBenchReport): string {
     ]
   })
   const lines = [
-    `${report.date} · ${report.machine} · load: ${report.rows[0]?.result?.tool ?? '?'} · median of ${report.rounds} interleaved rounds`,
+    `${report.date} · ${report.machine} · load: ${report.rows[0]?.result?.tool ?? '?'} · median of ${report.rounds} interleaved rounds after ${report.warmupSeconds} s of warm-up each`,
     ...table(['scenario', 'workers', 'req/s', 'vs direct', 'vs nginx+mirror', 'p50 ms', 'p99 ms', 'errors', 'TIME_WAIT', 'RSS MB', 'note'], body),
   ]
   if (report.openLoop.length > 0) {
