@@ -315,7 +315,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
         const result = median(t.runs)
         const rss = rssPerProcessMb(t.proxy!.child.pid)
         const vs = result && baselineRun ? { p50: result.p50Ms / baselineRun.p50Ms, p99: result.p99Ms / baselineRun.p99Ms } : undefined
-        const note = `${vsNoShadow(vs)}; ${rss.processes} process${rss.processes === 1 ? '' : 'es'}, after ${segments * segmentSeconds} s`
+        const note = `${vsNoShadow(vs)}; ${rss.processes} process${rss.processes === 1 ? '' : 'es'}, after ${warmupSeconds + segments * segmentSeconds} s of load`
         rows.push({ name: t.name, workers: w, result, timeWait: t.timeWait, rssMb: rss.maxMb, processes: rss.processes, vsNoShadow: vs, note })
         print(`  ${label(t)}: ${result?.rps.toFixed(0)} req/s, p50 ${result?.p50Ms.toFixed(2)} ms, p99 ${result?.p99Ms.toFixed(2)} ms; ${note}; RSS ${rss.maxMb.toFixed(0)} MB`)
       }
