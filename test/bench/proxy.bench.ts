@@ -25,17 +25,17 @@
  * one row only; the load average before the run is printed with it.
  *
  * Environment knobs:
- *   PROXY_BENCH_SECONDS       seconds per run                                  (default 6)
- *   PROXY_BENCH_ROUNDS        interleaved rounds per scenario                  (default 3)
- *   PROXY_BENCH_SLOW_SECONDS  seconds of load on the slow/down shadow          (default 20; 60 for the target)
- *   PROXY_BENCH_WARMUP_SECONDS seconds of load on each target before it is measured (default 10)
- *   PROXY_BENCH_CONNECTIONS   client connections                               (default 64)
- *   PROXY_BENCH_WORKERS       SVC_APP_WORKERS settings of ours, comma-separated (default 1,auto; 1 where unsupported)
- *   PROXY_BENCH_OPEN_SECONDS  seconds per open-loop run                        (default 10)
- *   PROXY_BENCH_OPEN_RATE     the open loop's rate                             (default half nginx + mirror's req/s)
- *   PROXY_BENCH_BASELINE      another checkout's src/main.ts: its proxy (1 worker) as the "before" rows
- *   PROXY_BENCH_ENV           NAME=value,... given to every one of our proxies (SVC_APP_SHADOW_CLIENT=fetch, say)
- *   PROXY_BENCH_REFERENCES    reference rows, comma-separated, empty for none   (default minimal,raw-shadow,serve-fetch)
+ *   PROXY_BENCH_SECONDS         seconds per run                                      (default 6)
+ *   PROXY_BENCH_ROUNDS          interleaved rounds per scenario                      (default 3)
+ *   PROXY_BENCH_SLOW_SECONDS    seconds of load on the slow/down shadow              (default 20; 60 for the target)
+ *   PROXY_BENCH_WARMUP_SECONDS  seconds of load on each target before it is measured (default 10; 0 for none)
+ *   PROXY_BENCH_CONNECTIONS     client connections                                   (default 64)
+ *   PROXY_BENCH_WORKERS         SVC_APP_WORKERS settings of ours, comma-separated    (default 1,auto; 1 where unsupported)
+ *   PROXY_BENCH_OPEN_SECONDS    seconds per open-loop run                            (default 10)
+ *   PROXY_BENCH_OPEN_RATE       the open loop's rate                                 (default half nginx + mirror's req/s)
+ *   PROXY_BENCH_BASELINE        another checkout's src/main.ts: its proxy (1 worker) as the "before" rows
+ *   PROXY_BENCH_ENV             NAME=value,... given to every one of our proxies (SVC_APP_SHADOW_CLIENT=fetch, say)
+ *   PROXY_BENCH_REFERENCES      reference rows, comma-separated, empty for none      (default minimal,raw-shadow,serve-fetch)
  *
  * The reference rows are cpu.ts's, one process each: `minimal`, Bun's own
  * pass-through (Bun.serve and fetch); `raw-shadow`, the floor of shadowing
@@ -162,7 +162,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const rounds = options.rounds ?? env('PROXY_BENCH_ROUNDS', 3)
   const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 20)
   const connections = options.connections ?? env('PROXY_BENCH_CONNECTIONS', 64)
-  const warmupSeconds = options.warmupSeconds ?? env('PROXY_BENCH_WARMUP_SECONDS', 10)
+  const warmupSeconds = Math.max(0, options.warmupSeconds ?? env('PROXY_BENCH_WARMUP_SECONDS', 10))
   const openSeconds = env('PROXY_BENCH_OPEN_SECONDS', 10)
   const print = options.print ?? ((line: string) => console.log(line))
   const workersSupported = PROXY_VARIABLES.includes('SVC_APP_WORKERS')
