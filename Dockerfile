@@ -51,8 +51,12 @@ RUN bun -e "import { buildHub, DEFAULT_DIST_DIR } from './src/hub-server/build-h
 # runtime: what the four images share. No RUN from here on (no shell).
 FROM oven/bun:${BUN_VERSION}-distroless AS runtime
 WORKDIR /app
+# BUN_JSC_*: the JIT keeps the request path's optimised code through quiet
+# spells (src/workers/server-runtime.ts). Bun stops at startup on an option
+# it does not know: check it when BUN_VERSION changes (a unit test does).
 ENV SVC_APP_APP_ENV=production \
-    NODE_ENV=production
+    NODE_ENV=production \
+    BUN_JSC_optimizedCodeAgingQuietAllocationMB=0
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json bunfig.toml tsconfig.json ./
 COPY src ./src

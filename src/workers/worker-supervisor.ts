@@ -7,6 +7,7 @@ import type { Logger } from '../log/index.ts'
 import { monotonicPart, mergeSnapshots, type MetricsSnapshot } from '../metrics/index.ts'
 import { hasKind, type ClusterState, type ToPrimary, type ToWorker } from './ipc-messages.ts'
 import { restartDelay } from './restart-delay.ts'
+import { acceptedServerRuntimeEnv, SERVER_RUNTIME_ENV, serverRuntimeEnvironment } from './server-runtime.ts'
 
 export interface SupervisorOptions {
   readonly count: number
@@ -139,8 +140,16 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     }, delayMs)
   }
 
+  // Asked once, before the first worker starts: an option this Bun does not know would stop every worker.
+  const runtimeSettings = acceptedServerRuntimeEnv()
+  if (Object.keys(runtimeSettings).length === 0) {
+    logger.warn('this Bun does not take the server runtime settings; workers start without them', { settings: Object.keys(SERVER_RUNTIME_ENV).join(',') })
+  }
+  const workerEnv = serverRuntimeEnvironment(process.env, runtimeSettings)
+
   const spawn = (worker: Worker) => {
     const child: Bun.Subprocess = Bun.spawn(options.command(worker.index), {
+      env: workerEnv,
       stdio: ['ignore', 'inherit', 'inherit'],
       serialization: 'advanced',
       ipc: (message) => {

@@ -6,6 +6,8 @@ import { describe, expect, test } from 'bun:test'
 import { resolve } from 'node:path'
 import { createLogger } from '../../../src/log/index.ts'
 import { mergeSnapshots, renderSnapshot } from '../../../src/metrics/index.ts'
+import { readFileSync } from 'node:fs'
+import { SERVER_RUNTIME_ENV } from '../../../src/workers/server-runtime.ts'
 import { startSupervisor, type Supervisor } from '../../../src/workers/worker-supervisor.ts'
 
 const FIXTURE = resolve(import.meta.dir, 'fixtures/scripted-worker.ts')
@@ -36,6 +38,39 @@ describe('startSupervisor', () => {
       expect(lines.some((line) => line.includes('"msg":"worker exited; restarting it"'))).toBe(true)
     } finally {
       await supervisor.stop()
+    }
+  }, TEST_TIMEOUT_MS)
+
+  test("every worker starts with the server runtime's settings in its environment, an operator's own value kept", async () => {
+    const lines: string[] = []
+    const [name, value] = Object.entries(SERVER_RUNTIME_ENV)[0]!
+    const own = process.env[name]
+    delete process.env[name]
+    const supervisor = supervise(['steady', 'steady'], lines)
+    try {
+      await supervisor.started
+      const pids = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r.msg === 'worker started').map((r) => r.pid as number)
+      expect(pids).toHaveLength(2)
+      for (const pid of pids) {
+        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+        for (const [n, v] of Object.entries(SERVER_RUNTIME_ENV)) expect(environ).toContain(`${n}=${v}`)
+      }
+    } finally {
+      await supervisor.stop()
+    }
+    // Set by the operator: passed on as set.
+    process.env[name] = '7'
+    const kept: string[] = []
+    const second = supervise(['steady'], kept)
+    try {
+      await second.started
+      const pid = kept.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.msg === 'worker started')!.pid as number
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(`${name}=7`)
+      expect(value).toBe('0')
+    } finally {
+      await second.stop()
+      if (own === undefined) delete process.env[name]
+      else process.env[name] = own
     }
   }, TEST_TIMEOUT_MS)
 
