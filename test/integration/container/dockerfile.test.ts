@@ -10,6 +10,7 @@ import {
 } from '../../container/dockerfile-parser.ts'
 import { isIgnored, parseDockerignore } from '../../container/dockerignore.ts'
 import { IMAGE_BUN } from '../../container/replay-dockerfile.ts'
+import { SERVER_RUNTIME_ENV } from '../../../src/workers/server-runtime.ts'
 
 const REPO = join(import.meta.dir, '../../..')
 const file = parseDockerfile(await Bun.file(join(REPO, 'Dockerfile')).text())
@@ -80,6 +81,12 @@ describe('Dockerfile targets', () => {
     expect(config.env['SVC_APP_APP_ENV']).toBe('production')
     // Bun.serve's development error pages are off only with NODE_ENV=production.
     expect(config.env['NODE_ENV']).toBe('production')
+  })
+
+  // A process an image starts is not always a supervised worker: the runtime reads these at its start (src/workers/server-runtime.ts).
+  test.each(TARGET_NAMES)("%s keeps the JIT's compiled code through quiet spells", (target) => {
+    const config = imageConfig(stageNamed(file, target))
+    for (const [name, value] of Object.entries(SERVER_RUNTIME_ENV)) expect(config.env[name]).toBe(value)
   })
 
   test.each(TARGET_NAMES)(

@@ -3,10 +3,10 @@
  * (fixtures/scripted-worker.ts): what the proxy and API tests cannot cue.
  */
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createLogger } from '../../../src/log/index.ts'
 import { mergeSnapshots, renderSnapshot } from '../../../src/metrics/index.ts'
-import { readFileSync } from 'node:fs'
 import { SERVER_RUNTIME_ENV } from '../../../src/workers/server-runtime.ts'
 import { startSupervisor, type Supervisor } from '../../../src/workers/worker-supervisor.ts'
 

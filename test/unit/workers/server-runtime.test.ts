@@ -1,9 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { acceptedServerRuntimeEnv, SERVER_RUNTIME_ENV, serverRuntimeEnvironment } from '../../../src/workers/server-runtime.ts'
-
-const ROOT = resolve(import.meta.dir, '../../..')
 
 describe('serverRuntimeEnvironment', () => {
   test('adds each server setting the environment lacks and keeps everything else', () => {
@@ -33,11 +29,4 @@ describe('acceptedServerRuntimeEnv', () => {
   test('a runtime that does not start with them gets none', () => {
     expect(acceptedServerRuntimeEnv('/bin/false')).toEqual({})
   })
-})
-
-test("the container images' shared runtime stage sets them (Bun pinned there)", () => {
-  const dockerfile = readFileSync(resolve(ROOT, 'Dockerfile'), 'utf8')
-  const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'))
-  const env = runtime.slice(runtime.indexOf('ENV '), runtime.indexOf('\nCOPY'))
-  for (const [name, value] of Object.entries(SERVER_RUNTIME_ENV)) expect(env).toContain(`${name}=${value}`)
 })
