@@ -27,7 +27,7 @@
  * Environment knobs:
  *   PROXY_BENCH_SECONDS         seconds per run                                      (default 6)
  *   PROXY_BENCH_ROUNDS          interleaved rounds per scenario                      (default 3)
- *   PROXY_BENCH_SLOW_SECONDS    seconds of load on the slow/down shadow              (default 20; 60 for the target)
+ *   PROXY_BENCH_SLOW_SECONDS    seconds of load on the slow/down shadow              (default 60, the target's)
  *   PROXY_BENCH_WARMUP_SECONDS  seconds of load on each target before it is measured (default 10; 0 for none)
  *   PROXY_BENCH_CONNECTIONS     client connections                                   (default 64)
  *   PROXY_BENCH_WORKERS         SVC_APP_WORKERS settings of ours, comma-separated    (default 1,auto; 1 where unsupported)
@@ -121,7 +121,7 @@ export interface ProxyBenchOptions {
   readonly seconds?: number
   /** Runs per scenario, interleaved; the median is reported. @default PROXY_BENCH_ROUNDS or 3 */
   readonly rounds?: number
-  /** Seconds of load on the slow and the down shadow each. @default PROXY_BENCH_SLOW_SECONDS or 20 */
+  /** Seconds of load on the slow and the down shadow each. @default PROXY_BENCH_SLOW_SECONDS or 60, the target's */
   readonly slowSeconds?: number
   /** @default PROXY_BENCH_CONNECTIONS or 64 */
   readonly connections?: number
@@ -160,7 +160,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
   const seconds = options.seconds ?? env('PROXY_BENCH_SECONDS', 6)
   const rounds = options.rounds ?? env('PROXY_BENCH_ROUNDS', 3)
-  const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 20)
+  const slowSeconds = options.slowSeconds ?? env('PROXY_BENCH_SLOW_SECONDS', 60)
   const connections = options.connections ?? env('PROXY_BENCH_CONNECTIONS', 64)
   const warmupSeconds = Math.max(0, options.warmupSeconds ?? env('PROXY_BENCH_WARMUP_SECONDS', 10))
   const openSeconds = env('PROXY_BENCH_OPEN_SECONDS', 10)
@@ -305,8 +305,11 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     const segments = Math.max(1, Math.round(slowSeconds / 5))
     const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
     for (const t of side) await warmUp(t)
-    for (let segment = 0; segment < segments; segment++) {
-      for (const t of side) await run(t, segmentSeconds)
+    for (let segment = 1; segment <= segments; segment++) {
+      for (const t of side) {
+        const { result: r, machine } = await run(t, segmentSeconds)
+        print(`  segment ${segment}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${noiseText(machine)})`)
+      }
     }
     for (const w of workers) {
       const of = side.filter((t) => t.workers === w)
