@@ -29,18 +29,9 @@ import { takeConnectionSlot } from './connection-slot.ts'
 import { connect, StaleConnectionError, type Connection, type ExchangeListener } from './http1-connection.ts'
 import { ResponseReader, type ResponseRelay } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
-import type { ExchangeOutcome, WholeResponse } from './upstream-client.ts'
+import type { ExchangeOutcome, Http1Client, Http1Request, WholeResponse } from './upstream-client.ts'
 import { headDeadlines, type HeadDeadline, type HeadDeadlines } from './head-deadline.ts'
 import { responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
-
-/** One exchange's request: what `UpstreamRequest` says, with the body read. */
-export interface Http1Request {
-  readonly method: string
-  readonly pathAndQuery: string
-  readonly headers: RequestFields
-  readonly body: Uint8Array | null
-  readonly signal: AbortLike
-}
 
 export interface Http1ClientOptions {
   /** `live`, `shadow` or `api`, for error texts. */
@@ -58,26 +49,6 @@ export interface Http1ClientOptions {
    * slot and the connect included); 0: only the request's signal does.
    */
   readonly headTimeoutMs?: number
-}
-
-export interface Http1Client {
-  /**
-   * Sends the request and reads the response whole, within `maxBodyBytes`
-   * (0: unlimited; past it, a `too_large` UpstreamError), asking `reserve`
-   * before each piece of the body is kept. Rejects with an UpstreamError.
-   */
-  send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
-  /** `send` with callbacks: `outcome` is told once, from the socket's callback that read the response's end. */
-  exchange(request: Http1Request, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
-  /**
-   * Sends the request and hands the response to `relay` as it is read
-   * (live's relay, `relay-live.ts`); `outcome` is told once it is complete
-   * (the body empty: the relay had it) or failed with an UpstreamError,
-   * before or after the head was relayed. With callbacks, not a promise:
-   * live's response goes on to the client, and the client's next request
-   * is read, within the socket's own callback.
-   */
-  relay(request: Http1Request, relay: ResponseRelay, outcome: ExchangeOutcome): void
 }
 
 /** Methods whose request may be sent again (RFC 9110 section 9.2.2). */

@@ -10,7 +10,7 @@ import type { HeaderMap } from '../../diff/index.ts'
 import type { HttpClientMetrics, SvcTarget } from '../../metrics/index.ts'
 import type { RequestFields } from '../../net/field-list.ts'
 import type { HttpClientSettings } from '../policy/shadow-settings.ts'
-import type { Http1Client } from './http1-client.ts'
+import type { ResponseRelay } from './http1-response.ts'
 import { toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 export interface UpstreamRequest {
@@ -135,4 +135,33 @@ export interface UpstreamPoolOptions {
   readonly settings: HttpClientSettings
   /** Records `http_client_request_duration_seconds` per upstream. */
   readonly metrics?: HttpClientMetrics
+}
+
+/** One exchange's request: what `UpstreamRequest` says, with the body read. */
+export interface Http1Request {
+  readonly method: string
+  readonly pathAndQuery: string
+  readonly headers: RequestFields
+  readonly body: Uint8Array | null
+  readonly signal: AbortLike
+}
+
+export interface Http1Client {
+  /**
+   * Sends the request and reads the response whole, within `maxBodyBytes`
+   * (0: unlimited; past it, a `too_large` UpstreamError), asking `reserve`
+   * before each piece of the body is kept. Rejects with an UpstreamError.
+   */
+  send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
+  /** `send` with callbacks: `outcome` is told once, from the socket's callback that read the response's end. */
+  exchange(request: Http1Request, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
+  /**
+   * Sends the request and hands the response to `relay` as it is read
+   * (live's relay, `relay-live.ts`); `outcome` is told once it is complete
+   * (the body empty: the relay had it) or failed with an UpstreamError,
+   * before or after the head was relayed. With callbacks, not a promise:
+   * live's response goes on to the client, and the client's next request
+   * is read, within the socket's own callback.
+   */
+  relay(request: Http1Request, relay: ResponseRelay, outcome: ExchangeOutcome): void
 }
