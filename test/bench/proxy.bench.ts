@@ -228,14 +228,14 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
   const rows: BenchRow[] = []
   const openRows: OpenLoopRow[] = []
 
-  /** The run's result, and the machine's ticks around it: its line says how much the hypervisor took meanwhile. */
-  const run = async (target: Target, runSeconds: number) => {
+  /** One run, kept and printed as `tag` (a round, a segment) with how much the hypervisor took meanwhile. */
+  const run = async (target: Target, runSeconds: number, tag: string) => {
     const before = machineTicks()
-    const result = await load(target.url, runSeconds, connections)
+    const r = await load(target.url, runSeconds, connections)
     const machine = { before, after: machineTicks() }
-    target.runs.push(result)
+    target.runs.push(r)
     target.timeWait = Math.max(target.timeWait, timeWait(target.ports))
-    return { result, machine }
+    print(`  ${tag}, ${label(target)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${noiseText(machine)})`)
   }
   const target = (name: string, url: string, targetPorts: number[], workersOf?: string, proxy?: OurProxy): Target => ({
     name,
@@ -292,10 +292,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     }
     for (const t of main) await warmUp(t)
     for (let round = 1; round <= rounds; round++) {
-      for (const t of main) {
-        const { result: r, machine } = await run(t, seconds)
-        print(`  round ${round}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${noiseText(machine)})`)
-      }
+      for (const t of main) await run(t, seconds, `round ${round}`)
     }
     rows.push(...main.map((t) => ({ name: t.name, workers: t.workers, result: median(t.runs), rounds: t.runs, timeWait: t.timeWait })))
 
@@ -306,10 +303,7 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
     for (const t of side) await warmUp(t)
     for (let segment = 1; segment <= segments; segment++) {
-      for (const t of side) {
-        const { result: r, machine } = await run(t, segmentSeconds)
-        print(`  segment ${segment}, ${label(t)}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms (${noiseText(machine)})`)
-      }
+      for (const t of side) await run(t, segmentSeconds, `segment ${segment}`)
     }
     for (const w of workers) {
       const of = side.filter((t) => t.workers === w)

@@ -29,7 +29,7 @@ import { takeConnectionSlot } from './connection-slot.ts'
 import { connect, StaleConnectionError, type Connection, type ExchangeListener } from './http1-connection.ts'
 import { ResponseReader, type ResponseRelay } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
-import type { ExchangeOutcome, Http1Client, Http1Request, WholeResponse } from './upstream-client.ts'
+import type { ExchangeOutcome, Http1Client, WholeRequest, WholeResponse } from './upstream-client.ts'
 import { headDeadlines, type HeadDeadline, type HeadDeadlines } from './head-deadline.ts'
 import { responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
@@ -86,7 +86,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const agentLine = `user-agent: ${USER_AGENT}\r\n`
   const hostLine = `host: ${url.host}\r\n`
 
-  function requestBytes(request: Http1Request): Buffer {
+  function requestBytes(request: WholeRequest): Buffer {
     const { method, headers, body } = request
     // Pieces joined once at the end: each `+=` on a string is a rope object of its own.
     const parts: string[] = [method, ' ', requestTarget(base, prefix, request.pathAndQuery), ' HTTP/1.1\r\n']
@@ -145,7 +145,7 @@ interface Http1Host {
   readonly idle: IdleConnections
   readonly recorder: UpstreamRecorder | undefined
   readonly startHeadDeadline: HeadDeadlines | undefined
-  requestBytes(request: Http1Request): Buffer
+  requestBytes(request: WholeRequest): Buffer
   connectionFor(signal: AbortLike, fresh: boolean): Connection | Promise<Connection>
 }
 
@@ -168,7 +168,7 @@ class Exchange implements ExchangeListener {
 
   constructor(
     private readonly host: Http1Host,
-    private readonly request: Http1Request,
+    private readonly request: WholeRequest,
     private readonly maxBodyBytes: number,
     private readonly reserve: ((bytes: number) => boolean) | undefined,
     private readonly relay: ResponseRelay | undefined,

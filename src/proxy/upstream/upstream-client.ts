@@ -57,12 +57,13 @@ export type WholeResponse =
   | { readonly kind: 'over-budget' }
 
 /**
- * What the shadow is sent: live's request with its body read, ended early
- * through an AbortLike, which a comparison makes lighter than an
- * AbortSignal (`src/async/abort-flag.ts`).
+ * A request with its body read whole (the counterpart of WholeResponse):
+ * what the shadow is sent, and what our HTTP/1.1 client sends live on the
+ * raw server. Ended early through an AbortLike, which a comparison makes
+ * lighter than an AbortSignal (`src/async/abort-flag.ts`).
  */
-export interface ShadowRequest extends Omit<UpstreamRequest, 'headers' | 'body' | 'signal'> {
-  /** Live's request fields (the shadow's client adds `X-Svc-Mode`). */
+export interface WholeRequest extends Omit<UpstreamRequest, 'headers' | 'body' | 'signal'> {
+  /** The client's request fields as forwarded (the shadow's client adds `X-Svc-Mode`). */
   readonly headers: RequestFields
   readonly body: Uint8Array | null
   readonly signal: AbortLike
@@ -78,7 +79,7 @@ export interface ShadowClient {
    * callback for our HTTP/1.1 client (no promise between the shadow's last
    * bytes and the comparison).
    */
-  exchange(request: ShadowRequest, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
+  exchange(request: WholeRequest, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
   /**
    * Rejects with an UpstreamError: a failed body read, a body over
    * `maxBodyBytes` (`too_large`), a response the proxy does not take
@@ -87,7 +88,7 @@ export interface ShadowClient {
    * @param maxBodyBytes 0: unlimited
    * @param reserve asked before each piece of the body is kept; `false` drops it (`over-budget`)
    */
-  send(request: ShadowRequest, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
+  send(request: WholeRequest, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
 }
 
 /** Told once how an exchange ended: the response, or an UpstreamError. */
@@ -137,24 +138,15 @@ export interface UpstreamPoolOptions {
   readonly metrics?: HttpClientMetrics
 }
 
-/** One exchange's request: what `UpstreamRequest` says, with the body read. */
-export interface Http1Request {
-  readonly method: string
-  readonly pathAndQuery: string
-  readonly headers: RequestFields
-  readonly body: Uint8Array | null
-  readonly signal: AbortLike
-}
-
 export interface Http1Client {
   /**
    * Sends the request and reads the response whole, within `maxBodyBytes`
    * (0: unlimited; past it, a `too_large` UpstreamError), asking `reserve`
    * before each piece of the body is kept. Rejects with an UpstreamError.
    */
-  send(request: Http1Request, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
+  send(request: WholeRequest, maxBodyBytes: number, reserve?: (bytes: number) => boolean): Promise<WholeResponse>
   /** `send` with callbacks: `outcome` is told once, from the socket's callback that read the response's end. */
-  exchange(request: Http1Request, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
+  exchange(request: WholeRequest, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, outcome: ExchangeOutcome): void
   /**
    * Sends the request and hands the response to `relay` as it is read
    * (live's relay, `relay-live.ts`); `outcome` is told once it is complete
@@ -163,5 +155,5 @@ export interface Http1Client {
    * live's response goes on to the client, and the client's next request
    * is read, within the socket's own callback.
    */
-  relay(request: Http1Request, relay: ResponseRelay, outcome: ExchangeOutcome): void
+  relay(request: WholeRequest, relay: ResponseRelay, outcome: ExchangeOutcome): void
 }

@@ -46,7 +46,7 @@ import { createProxyMetrics } from '../../../src/proxy/pipeline/proxy-metrics.ts
 import { createDiffLogSink } from '../../../src/proxy/sinks/diff-log-sink.ts'
 import { headerMapOfFields } from '../../../src/proxy/upstream/header-map.ts'
 import { ResponseReader } from '../../../src/proxy/upstream/http1-response.ts'
-import { shadowClientOf, type ShadowClient, type ShadowRequest, type WholeResponse } from '../../../src/proxy/upstream/upstream-client.ts'
+import { shadowClientOf, type ShadowClient, type WholeRequest, type WholeResponse } from '../../../src/proxy/upstream/upstream-client.ts'
 import type { AbortLike } from '../../../src/async/abort-flag.ts'
 import { SHARED_PORT } from './http1-floors.ts'
 import { isHopByHop } from '../../../src/proxy/policy/forward-headers.ts'
@@ -388,7 +388,7 @@ function relayHeaders(head: RequestHead): FieldList {
 }
 
 /** The shadow's side on the client connection's own shadow connections: one not busy, else a new one. */
-function sendShadow(request: ShadowRequest, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, shadow: URL): Promise<WholeResponse> {
+function sendShadow(request: WholeRequest, maxBodyBytes: number, reserve: ((bytes: number) => boolean) | undefined, shadow: URL): Promise<WholeResponse> {
   const { client, bytes } = request.headers as unknown as ShadowCarrier
   let connection = client.shadows.find((each) => !each.busy && !each.closed)
   if (connection === undefined) {

@@ -108,6 +108,7 @@ describe('exportRequests at 20,000 captures of 20 KB, the API as a process', () 
     // between two collections. The baseline is its highest RSS then, not a reading that may
     // follow a collection by chance: what matters is whether 20,000 lines take more than 3,000.
     const warm = await sampledDrain('?limit=3000')
+    expect(warm.lines).toBe(3000)
     const baseline = warm.peak
     const { lines, bytes, peak } = await sampledDrain('')
     expect(lines).toBe(CAPTURES)
