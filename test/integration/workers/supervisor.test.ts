@@ -22,6 +22,11 @@ function supervise(modes: readonly string[], lines: string[]): Supervisor {
   })
 }
 
+/** The supervisor's log records with message `msg`, in order. */
+function recordsOf(lines: readonly string[], msg: string): Record<string, unknown>[] {
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r.msg === msg)
+}
+
 function servedTotal(supervisor: Supervisor): Promise<string> {
   return supervisor.snapshots().then((snapshots) => renderSnapshot(mergeSnapshots(snapshots)))
 }
@@ -49,7 +54,7 @@ describe('startSupervisor', () => {
     const supervisor = supervise(['steady', 'steady'], lines)
     try {
       await supervisor.started
-      const pids = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r.msg === 'worker started').map((r) => r.pid as number)
+      const pids = recordsOf(lines, 'worker started').map((r) => r.pid as number)
       expect(pids).toHaveLength(2)
       for (const pid of pids) {
         const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
@@ -64,7 +69,7 @@ describe('startSupervisor', () => {
     const second = supervise(['steady'], kept)
     try {
       await second.started
-      const pid = kept.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.msg === 'worker started')!.pid as number
+      const pid = recordsOf(kept, 'worker started')[0]!.pid as number
       expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(`${name}=7`)
       expect(value).toBe('0')
     } finally {
@@ -86,7 +91,7 @@ describe('startSupervisor', () => {
     const supervisor = supervise(['steady', 'fail'], lines)
     try {
       await expect(supervisor.started).rejects.toThrow('worker 1 exited before it served (exit code 3)')
-      const record = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((r) => r.msg === 'worker failed to start')
+      const record = recordsOf(lines, 'worker failed to start')[0]
       expect(record).toMatchObject({ level: 'ERROR', worker: 1, exit_code: 3 })
     } finally {
       await supervisor.stop()

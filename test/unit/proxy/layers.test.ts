@@ -42,10 +42,10 @@ function importsOf(file: string): Import[] {
 }
 
 /** Each import of `files` that `breaks` says is out of place, as `from -> to` under src/. */
-function importsBreaking(files: string[], breaks: (from: string, to: string) => boolean): string[] {
+function importsBreaking(files: string[], breaks: (target: string) => boolean): string[] {
   return files.flatMap((file) =>
     importsOf(file)
-      .filter(({ target }) => breaks(file, target))
+      .filter(({ target }) => breaks(target))
       .map(({ target }) => `${relative(SRC, file)} -> ${relative(SRC, target)}`),
   )
 }
@@ -64,9 +64,9 @@ function layerOf(file: string): Layer | undefined {
  * from src/proxy/: one per back edge a depth-first search meets, so the
  * list is empty exactly when there is no loop.
  */
-function loopsAmong(files: string[], counts: (from: string, i: Import) => boolean): string[] {
+function loopsAmong(files: string[], counts: (i: Import) => boolean): string[] {
   const included = new Set(files)
-  const edges = new Map(files.map((file) => [file, importsOf(file).filter((i) => included.has(i.target) && counts(file, i)).map((i) => i.target)]))
+  const edges = new Map(files.map((file) => [file, importsOf(file).filter((i) => included.has(i.target) && counts(i)).map((i) => i.target)]))
   const loops: string[] = []
   // Colouring: a file met again while still on the path closes a loop.
   const state = new Map<string, 'open' | 'done'>()
@@ -96,7 +96,7 @@ describe('the proxy layers', () => {
 
   test.each(LAYERS.map((layer) => [layer]))('%s imports only from the layers below it and itself', (layer) => {
     const rank = LAYERS.indexOf(layer)
-    const above = (_: string, to: string) => {
+    const above = (to: string) => {
       const target = layerOf(to)
       return target !== undefined && LAYERS.indexOf(target) > rank
     }
@@ -104,7 +104,7 @@ describe('the proxy layers', () => {
   })
 
   test('src/config/ imports from the proxy only its policy layer', () => {
-    const pastPolicy = (_: string, to: string) => {
+    const pastPolicy = (to: string) => {
       const target = layerOf(to)
       return target !== undefined && target !== 'policy'
     }
@@ -112,13 +112,13 @@ describe('the proxy layers', () => {
   })
 
   test('no import loop, but for a stage naming PendingComparison as a type', () => {
-    expect(loopsAmong(proxyFiles, (_, i) => !(i.typeOnly && i.target === PENDING_COMPARISON))).toEqual([])
+    expect(loopsAmong(proxyFiles, (i) => !(i.typeOnly && i.target === PENDING_COMPARISON))).toEqual([])
   })
 
   test('that one kind of loop is there, and is of types only', () => {
     // Without the exception the search finds loops (so it searches); what it leaves out is erased at run time.
     expect(loopsAmong(proxyFiles, () => true).length).toBeGreaterThan(0)
-    expect(loopsAmong(proxyFiles, (_, i) => !i.typeOnly)).toEqual([])
+    expect(loopsAmong(proxyFiles, (i) => !i.typeOnly)).toEqual([])
   })
 
   test('the import reader sees type imports and re-exports, and no other line', () => {
