@@ -1,3 +1,5 @@
+import { lowerCase } from '../text/case.ts'
+
 /**
  * A request's header fields as the raw server read them off the wire
  * (docs/proxy.md "The raw server"): lower-case names in the order sent,
@@ -24,7 +26,7 @@ export class FieldList {
 
   /** The values of `name` joined as `Headers.get` joins them (`separatorOf`); null when absent. */
   get(name: string): string | null {
-    name = name.toLowerCase()
+    name = lowerCase(name)
     const separator = separatorOf(name)
     let joined: string | null = null
     const { names, values } = this
@@ -35,12 +37,12 @@ export class FieldList {
   }
 
   has(name: string): boolean {
-    return this.names.includes(name.toLowerCase())
+    return this.names.includes(lowerCase(name))
   }
 
   /** Replaces every field of that name with one, where the first was (at the end when there was none). */
   set(name: string, value: string): void {
-    name = name.toLowerCase()
+    name = lowerCase(name)
     const index = this.names.indexOf(name)
     if (index === -1) {
       this.names.push(name)
@@ -52,7 +54,7 @@ export class FieldList {
   }
 
   delete(name: string): void {
-    this.deleteFrom(name.toLowerCase(), 0)
+    this.deleteFrom(lowerCase(name), 0)
   }
 
   /** The names, one per field (a repeated name comes once per field). */

@@ -421,11 +421,13 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
 
 /** The client's X-Request-ID as sent, whatever its form, cut to a length a log line can carry; undefined when absent. */
 function clientRequestIdOf(headers: RequestFields): string | undefined {
-  const given = headers.get(REQUEST_ID_HEADER)
+  const given = headers.get(REQUEST_ID_FIELD)
   return given === null ? undefined : given.slice(0, MAX_LOGGED_REQUEST_ID)
 }
 
 const MAX_LOGGED_REQUEST_ID = 128
+/** The name as a FieldList keeps it (lower case): looked up per request, it is lowered once here. */
+const REQUEST_ID_FIELD = REQUEST_ID_HEADER.toLowerCase()
 
 /** The answer to a request the proxy failed on unexpectedly: nothing internal is said. */
 const INTERNAL_PROBLEM: Problem = {

@@ -28,6 +28,7 @@
  * - TRACE is shadowed only by a rule that names it: an `allow` rule with
  *   method `*` does not match it (a `deny` rule with `*` does).
  */
+import { lowerCase, upperCase } from '../../text/case.ts'
 import {
   compilePathPattern,
   decodeUnreserved,
@@ -177,8 +178,8 @@ export function compileShadowRules(text: string | undefined): ShadowRules {
   function shouldShadow(method: string, path: string): ShadowDecision {
     const query = path.indexOf('?')
     const bare = query === -1 ? path : path.slice(0, query)
-    const lower = bare === '' ? '/' : decodeUnreserved(bare).toLowerCase()
-    const upperMethod = method.toUpperCase()
+    const lower = bare === '' ? '/' : lowerCase(decodeUnreserved(bare))
+    const upperMethod = upperCase(method)
     const explicitOnly = EXPLICIT_ONLY.has(upperMethod)
     let merged: string | undefined
     for (const rule of compiled) {

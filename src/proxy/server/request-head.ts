@@ -10,6 +10,7 @@
  * RAW_MAX_HEAD_BYTES, malformed bytes) goes to Bun's own parser, which
  * answers it as the Bun.serve server does. No I/O here.
  */
+import { lowerCaseFieldName } from '../../net/field-name.ts'
 import { HTTP_TOKEN } from '../policy/forward-headers.ts'
 
 /** A head longer than this goes to Bun.serve, which answers 431 where its own limit says. */
@@ -42,9 +43,6 @@ const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/[A-Za-z0-9\-._~!$&()*+,;
 /** Visible ASCII, space and tab: anything else (obs-text, controls) is Bun's to judge. */
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/
 const DIGITS = /^\d{1,15}$/
-/** Optional white space (RFC 9110 section 5.6.3) at either end of a field value. */
-const OWS_EDGES = /^[ \t]+|[ \t]+$/g
-const UPPER_CASE = /[A-Z]/
 const CR = 13
 const LF = 10
 const HEAD_END = Buffer.from('\r\n\r\n')
@@ -81,14 +79,18 @@ export function scanRequestHead(data: Buffer, from: number, searchFrom = from): 
     const line = lines[i]!
     const colon = line.indexOf(':')
     if (colon <= 0) return elsewhere('field line')
-    let name = line.slice(0, colon)
+    const name = lowerCaseFieldName(line, 0, colon)
     if (!HTTP_TOKEN.test(name)) return elsewhere('field name')
-    if (UPPER_CASE.test(name)) name = name.toLowerCase()
-    // Checked before it is trimmed, and trimmed of spaces and tabs only: String#trim also takes
-    // vertical tabs, form feeds and no-break spaces, which would make `Content-Length: \v5` a 5.
-    const raw = line.slice(colon + 1)
-    if (!FIELD_VALUE.test(raw)) return elsewhere('field value')
-    const value = raw.replace(OWS_EDGES, '')
+    // Trimmed of spaces and tabs only: String#trim also takes vertical tabs, form feeds and
+    // no-break spaces, which would make `Content-Length: \v5` a 5. By offsets, not a regular
+    // expression's replace, which made two strings per field.
+    let start = colon + 1
+    let end = line.length
+    while (start < end && isOws(line.charCodeAt(start))) start++
+    while (end > start && isOws(line.charCodeAt(end - 1))) end--
+    const value = line.slice(start, end)
+    // What was trimmed is spaces and tabs, which the check admits anyway.
+    if (!FIELD_VALUE.test(value)) return elsewhere('field value')
     switch (name) {
       case 'transfer-encoding':
       case 'upgrade':
@@ -117,9 +119,27 @@ export function scanRequestHead(data: Buffer, from: number, searchFrom = from): 
   if (hosts !== 1) return elsewhere('host')
   return {
     kind: 'head',
-    head: { method: match[1]!, target, names, values, contentLength: Math.max(0, contentLength), close },
+    head: { method: standardMethod(match[1]!), target, names, values, contentLength: Math.max(0, contentLength), close },
     bodyStart: end + 4,
   }
 }
 
 const INCOMPLETE: HeadScan = { kind: 'incomplete' }
+
+/** RFC 9110 section 9 and PATCH (RFC 5789). */
+const STANDARD_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']
+
+/**
+ * The method as one of the strings above when it is one: the slice of the
+ * head it was read from would become a string of its own at the first
+ * lookup by it (a Set's, a Map's), once per request; comparing makes none.
+ */
+function standardMethod(method: string): string {
+  for (const standard of STANDARD_METHODS) if (method === standard) return standard
+  return method
+}
+
+/** Optional white space (RFC 9110 section 5.6.3): a space or a tab. */
+function isOws(code: number): boolean {
+  return code === 0x20 || code === 0x09
+}

@@ -3,6 +3,7 @@
  * shadow's client reads it (`http1-response.ts`): where it ends, its status
  * and fields, and how its body is framed. Pure: no I/O.
  */
+import { lowerCaseFieldName } from '../../net/field-name.ts'
 
 /**
  * The bytes do not make an HTTP/1.1 response the proxy will take: the
@@ -90,8 +91,6 @@ function isTrimmed(code: number): boolean {
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: |$)/
 /** RFC 9110 section 5.6.2 `token`, lower case (names are lowered first). */
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/
-/** What `toLowerCase` changes in a latin1 string: A-Z and the accented capitals. */
-const UPPER_CASE = /[A-Z\xc0-\xde]/
 const DIGITS = /^\d{1,15}$/
 
 /**
@@ -114,9 +113,7 @@ export function parseHead(text: string, checkStatus: (status: number) => string 
     const last = contentEnd(text, start, end)
     const colon = text.indexOf(':', start)
     if (colon <= start || colon >= last) throw new ResponseProtocolError(`bad header line ${JSON.stringify(text.slice(start, Math.min(last, start + 80)))}`)
-    let name = text.slice(start, colon)
-    // Lowered only when it has a capital: most of the cost of a name otherwise.
-    if (UPPER_CASE.test(name)) name = name.toLowerCase()
+    const name = lowerCaseFieldName(text, start, colon)
     if (!FIELD_NAME.test(name)) throw new ResponseProtocolError(`bad header name ${JSON.stringify(name)}`)
     const value = trimmedSlice(text, colon + 1, last)
     if (!FIELD_VALUE.test(value)) throw new ResponseProtocolError(`bad value of header ${JSON.stringify(name)}`)
