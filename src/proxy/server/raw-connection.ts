@@ -232,12 +232,12 @@ export class RawConnection implements ClientSide {
       this.sentHead = undefined
       if (sent.data === data && sent.end === from && this.pendingHead !== undefined) {
         this.pendingHead = undefined
-        return this.write(data.subarray(sent.start, to), true)
+        return this.write(data, true, sent.start, to)
       }
     }
     const prefix = (this.pendingHead ?? '') + (this.chunked ? chunkSizeLine(length) : '')
     this.pendingHead = undefined
-    if (prefix.length === 0) return this.write(data.subarray(from, to), true)
+    if (prefix.length === 0) return this.write(data, true, from, to)
     const suffix = this.chunked ? CHUNK_END_BYTES : 0
     const bytes = Buffer.allocUnsafe(prefix.length + length + suffix)
     bytes.write(prefix, 0, 'latin1')
@@ -268,16 +268,21 @@ export class RawConnection implements ClientSide {
     this.socket.terminate()
   }
 
-  /** Writes `bytes`; false when the socket did not take them all (the rest is held, in order). */
-  private write(bytes: Buffer, borrowed: boolean): boolean {
+  /**
+   * Writes `bytes[from, to)`; false when the socket did not take them all
+   * (the rest is held, in order). By offsets, not a subarray: Bun's write
+   * of a view made four allocations of its own per call (docs/proxy.md
+   * "CPU per request").
+   */
+  private write(bytes: Buffer, borrowed: boolean, from = 0, to = bytes.byteLength): boolean {
     if (this.closed) return true
     if (this.unsent !== undefined) {
-      this.unsent = Buffer.concat([this.unsent, bytes])
+      this.unsent = Buffer.concat([this.unsent, bytes.subarray(from, to)])
       return false
     }
-    const written = this.socket.write(bytes)
-    if (written >= bytes.byteLength) return true
-    const rest = bytes.subarray(Math.max(0, written))
+    const written = this.socket.write(bytes, from, to - from)
+    if (written >= to - from) return true
+    const rest = bytes.subarray(from + Math.max(0, written), to)
     this.unsent = borrowed ? Buffer.from(rest) : rest
     return false
   }
