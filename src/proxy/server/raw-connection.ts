@@ -221,7 +221,7 @@ export class RawConnection implements ClientSide {
     const head = this.pendingHead
     if (head === undefined) return
     this.pendingHead = undefined
-    this.write(Buffer.from(head, 'latin1'), false)
+    this.writeOwn(Buffer.from(head, 'latin1'))
   }
 
   body(data: Buffer, from: number, to: number): boolean {
@@ -243,14 +243,14 @@ export class RawConnection implements ClientSide {
     bytes.write(prefix, 0, 'latin1')
     data.copy(bytes, prefix.length, from, to)
     if (suffix > 0) bytes.write(CHUNK_END, prefix.length + length, 'latin1')
-    return this.write(bytes, false)
+    return this.writeOwn(bytes)
   }
 
   end(): void {
     this.sentHead = undefined
     const tail = (this.pendingHead ?? '') + (this.chunked ? LAST_CHUNK : '')
     this.pendingHead = undefined
-    if (tail.length > 0) this.write(Buffer.from(tail, 'latin1'), false)
+    if (tail.length > 0) this.writeOwn(Buffer.from(tail, 'latin1'))
   }
 
   problem(problem: Problem): void {
@@ -260,12 +260,17 @@ export class RawConnection implements ClientSide {
       return
     }
     this.pendingHead = undefined
-    this.write(Buffer.from(problemResponseText(problem, this.closeAfter || this.server.stopping, this.method !== 'HEAD')), false)
+    this.writeOwn(Buffer.from(problemResponseText(problem, this.closeAfter || this.server.stopping, this.method !== 'HEAD')))
   }
 
   broken(): void {
     // The client must see the response cut, not a shorter one that looks whole.
     this.socket.terminate()
+  }
+
+  /** Writes bytes of our own (not the read's, which `write` copies if it must hold them). */
+  private writeOwn(bytes: Buffer): boolean {
+    return this.write(bytes, false, 0, bytes.byteLength)
   }
 
   /**
@@ -274,7 +279,7 @@ export class RawConnection implements ClientSide {
    * of a view made four allocations of its own per call (docs/proxy.md
    * "CPU per request").
    */
-  private write(bytes: Buffer, borrowed: boolean, from = 0, to = bytes.byteLength): boolean {
+  private write(bytes: Buffer, borrowed: boolean, from: number, to: number): boolean {
     if (this.closed) return true
     if (this.unsent !== undefined) {
       this.unsent = Buffer.concat([this.unsent, bytes.subarray(from, to)])
