@@ -1,5 +1,6 @@
 import type { HeaderMap } from './capture.ts'
 import { setOwn } from './own-property.ts'
+import { lowerCase, lowersTo } from '../text/case.ts'
 
 /**
  * Headers that differ between any two responses and say nothing about the
@@ -63,10 +64,11 @@ export function canonicalHeaderName(name: string): string {
 
 /** Every value of a header, names matched case-insensitively; undefined when absent. */
 export function headerValues(headers: HeaderMap, name: string): string[] | undefined {
-  const wanted = name.toLowerCase()
+  const wanted = lowerCase(name)
   let found: string[] | undefined
   for (const key in headers) {
-    if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue
+    // Compared without lowering each key: a new string per key, per capture, for nothing.
+    if (key.length !== wanted.length || !lowersTo(key, wanted)) continue
     const values = headers[key]
     if (values === undefined) continue
     found = found === undefined ? values : [...found, ...values]

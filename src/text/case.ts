@@ -22,3 +22,19 @@ export function lowerCase(text: string): string {
 export function upperCase(text: string): string {
   return MAY_UPPER.test(text) ? text.toUpperCase() : text
 }
+
+/**
+ * `text.toLowerCase() === lower`, without a new string when `text` is
+ * ASCII (a header name is): the comparison folds A-Z as it goes.
+ */
+export function lowersTo(text: string, lower: string): boolean {
+  const length = text.length
+  for (let i = 0; i < length; i++) if (text.charCodeAt(i) > 0x7f) return text.toLowerCase() === lower
+  if (length !== lower.length) return false
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i)
+    const folded = code >= 0x41 && code <= 0x5a ? code + 0x20 : code
+    if (folded !== lower.charCodeAt(i)) return false
+  }
+  return true
+}

@@ -31,8 +31,8 @@ export interface ClientSide {
   head(head: ResponseHead, statusLine: string, framing: Framing, sent: SentHead): void
   /**
    * A piece of live's body, `data[from, to)` (valid during the call only).
-   * `false`: the client's buffer is full; `onDrain` is called once it has
-   * taken what was held.
+   * `false`: the client's buffer is full; the watcher's `clientDrained` is
+   * called once it has taken what was held.
    */
   body(data: Buffer, from: number, to: number): boolean
   /** Live's response is through. */
@@ -41,12 +41,18 @@ export interface ClientSide {
   problem(problem: Problem): void
   /** Live broke off after its head went out: the client's response is cut and its connection closed. */
   broken(): void
-  /** Set by the relay: the client's buffer has room again. */
-  onDrain: (() => void) | undefined
-  /** Set by the relay: the client went away before the response was through. */
-  onGone: ((reason: unknown) => void) | undefined
+  /** Set by the relay for the response: told of the client's buffer and of the client leaving. */
+  watcher: ClientWatcher | undefined
   /** The request is over (answered and counted): the connection may read its next one. */
   finished(): void
+}
+
+/** What a relay is told of the client (an object, not two closures made per request). */
+export interface ClientWatcher {
+  /** The client's buffer has room again. */
+  clientDrained(): void
+  /** The client went away before the response was through. */
+  clientGone(reason: unknown): void
 }
 
 /** What the comparison is told of live's response (`PendingComparison`). */
@@ -113,7 +119,7 @@ export function relayLive(
 }
 
 /** One relayed response: what went out, the copy kept, the client's backpressure. */
-class LiveRelay implements ResponseRelay, ExchangeOutcome {
+class LiveRelay implements ResponseRelay, ExchangeOutcome, ClientWatcher {
   reading: ReadControl | undefined
   /** Ended by the client going away: the exchange stops and live's connection is not reused. */
   readonly abort = new AbortFlag()
@@ -134,7 +140,17 @@ class LiveRelay implements ResponseRelay, ExchangeOutcome {
     private readonly watcher: LiveWatcher | undefined,
     private readonly done: RelayDone,
   ) {
-    side.onGone = (reason) => this.abort.abort(reason)
+    side.watcher = this
+  }
+
+  clientGone(reason: unknown): void {
+    this.abort.abort(reason)
+  }
+
+  clientDrained(): void {
+    if (!this.paused) return
+    this.paused = false
+    this.reading?.resume()
   }
 
   head(head: ResponseHead, statusLine: string, framing: Framing, sent: SentHead): void {
@@ -170,11 +186,6 @@ class LiveRelay implements ResponseRelay, ExchangeOutcome {
     if (!this.side.body(data, from, to) && !this.paused && this.reading !== undefined) {
       this.paused = true
       this.reading.pause()
-      this.side.onDrain = () => {
-        this.paused = false
-        this.side.onDrain = undefined
-        this.reading?.resume()
-      }
     }
   }
 
@@ -206,9 +217,8 @@ class LiveRelay implements ResponseRelay, ExchangeOutcome {
   }
 
   private complete(): void {
-    this.side.onDrain = undefined
     // Paused on its last piece: read again, so that the idle connection notices a close.
-    if (this.paused) this.reading?.resume()
+    this.clientDrained()
     this.side.end()
     const { watcher } = this
     if (watcher === undefined) return

@@ -9,7 +9,7 @@
  */
 import { FieldList } from '../../net/field-list.ts'
 import type { Problem } from '../../errors/problem.ts'
-import type { ClientSide } from '../pipeline/relay-live.ts'
+import type { ClientSide, ClientWatcher } from '../pipeline/relay-live.ts'
 import type { RelayedRequest } from '../pipeline/shadow-handler.ts'
 import type { SentHead } from '../upstream/http1-response.ts'
 import type { Framing, ResponseHead } from '../upstream/response-head.ts'
@@ -45,8 +45,7 @@ const CHUNK_END_BYTES = CHUNK_END.length
 const MIN_HELD_BYTES = 16 * 1024
 
 export class RawConnection implements ClientSide {
-  onDrain: (() => void) | undefined
-  onGone: ((reason: unknown) => void) | undefined
+  watcher: ClientWatcher | undefined
   /** A request is being answered. */
   busy = false
   /** Set once the connection goes to Bun.serve: where its bytes go from then on. */
@@ -181,8 +180,7 @@ export class RawConnection implements ClientSide {
   /** The request is over. Called from the live socket's callback that ended it, or from within `start` (a Problem at once). */
   finished(): void {
     this.busy = false
-    this.onDrain = undefined
-    this.onGone = undefined
+    this.watcher = undefined
     this.chunked = false
     this.pendingHead = undefined
     this.sentHead = undefined
@@ -309,7 +307,7 @@ export class RawConnection implements ClientSide {
       this.socket.end()
       return
     }
-    this.onDrain?.()
+    this.watcher?.clientDrained()
     if (!this.busy) this.readNext()
   }
 
@@ -330,7 +328,7 @@ export class RawConnection implements ClientSide {
     this.closed = true
     this.held = undefined
     this.unsent = undefined
-    if (this.busy) this.onGone?.(new Error('the client closed the connection'))
+    if (this.busy) this.watcher?.clientGone(new Error('the client closed the connection'))
     this.spliced?.clientClosed()
     this.server.closed(this)
   }

@@ -86,30 +86,22 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const agentLine = `user-agent: ${USER_AGENT}\r\n`
   const hostLine = `host: ${url.host}\r\n`
 
+  const lines = new FieldLines(setNames)
+
   function requestBytes(request: WholeRequest): Buffer {
     const { method, headers, body } = request
     // Pieces joined once at the end: each `+=` on a string is a rope object of its own.
     const parts: string[] = [method, ' ', requestTarget(base, prefix, request.pathAndQuery), ' HTTP/1.1\r\n']
-    let host = false
-    let agent = false
-    let accept = false
-    let authorization = false
+    lines.start(parts)
     // forEach, not the pair iterator: the same fields in the same order
     // (of Headers: names sorted, each Set-Cookie apart), for a fraction of the cost.
-    headers.forEach((value, name) => {
-      if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection') return
-      if (setNames.has(name)) return
-      if (name === 'host') host = true
-      else if (name === 'user-agent') agent = true
-      else if (name === 'accept') accept = true
-      else if (name === 'authorization') authorization = true
-      parts.push(name, ': ', value, '\r\n')
-    })
+    headers.forEach(lines.field)
+    lines.end()
     parts.push(setLines, 'connection: keep-alive\r\n')
-    if (!agent) parts.push(agentLine)
-    if (!accept) parts.push('accept: */*\r\n')
-    if (!host) parts.push(hostLine)
-    if (!authorization && credentials !== undefined) parts.push(credentials)
+    if (!lines.agent) parts.push(agentLine)
+    if (!lines.accept) parts.push('accept: */*\r\n')
+    if (!lines.host) parts.push(hostLine)
+    if (!lines.authorization && credentials !== undefined) parts.push(credentials)
     if (body !== null || !NO_LENGTH_WITHOUT_BODY.has(method)) parts.push('content-length: ', String(body?.byteLength ?? 0), '\r\n')
     parts.push('\r\n')
     // Header values are byte strings (the Fetch standard): latin1 keeps each byte as it is.
@@ -137,6 +129,49 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     relay: (request, relay, outcome) => new Exchange(host, request, 0, undefined, relay, outcome).start(),
   }
 }
+
+/**
+ * The field lines of a request head as the client writes them, and which
+ * of the fields it fills in when absent were there. One per client,
+ * reused by each request (a head is written within one call, never two at
+ * once): `field` is made once, not a closure per request.
+ */
+class FieldLines {
+  private parts: string[] = []
+  host = false
+  agent = false
+  accept = false
+  authorization = false
+
+  constructor(private readonly setNames: ReadonlySet<string>) {}
+
+  /** The lines of the next head go to `parts`. */
+  start(parts: string[]): void {
+    this.parts = parts
+    this.host = false
+    this.agent = false
+    this.accept = false
+    this.authorization = false
+  }
+
+  /** One field (the argument order of `forEach`). */
+  readonly field = (value: string, name: string): void => {
+    if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection') return
+    if (this.setNames.has(name)) return
+    if (name === 'host') this.host = true
+    else if (name === 'user-agent') this.agent = true
+    else if (name === 'accept') this.accept = true
+    else if (name === 'authorization') this.authorization = true
+    this.parts.push(name, ': ', value, '\r\n')
+  }
+
+  /** The head's fields are through: its parts are not kept. */
+  end(): void {
+    this.parts = NO_PARTS
+  }
+}
+
+const NO_PARTS: string[] = []
 
 /** What an exchange needs of its client: made once per client. */
 interface Http1Host {

@@ -50,7 +50,7 @@ import { shadowClientOf, type ShadowClient, type WholeRequest, type WholeRespons
 import type { AbortLike } from '../../../src/async/abort-flag.ts'
 import { SHARED_PORT } from './http1-floors.ts'
 import { isHopByHop } from '../../../src/proxy/policy/forward-headers.ts'
-import { relayLive } from '../../../src/proxy/pipeline/relay-live.ts'
+import { relayLive, type ClientWatcher } from '../../../src/proxy/pipeline/relay-live.ts'
 import { clientHead } from '../../../src/proxy/server/response-writer.ts'
 import type { Framing, ResponseHead } from '../../../src/proxy/upstream/response-head.ts'
 import { createUpstreamPool } from '../../../src/proxy/upstream/upstream-pool.ts'
@@ -345,8 +345,7 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
 /** The relay's client side for this reference: live's head and body written to the socket, no backpressure. */
 class SocketSide {
   private pending: string | undefined
-  onDrain: (() => void) | undefined
-  onGone: ((reason: unknown) => void) | undefined
+  watcher: ClientWatcher | undefined
   constructor(private readonly socket: Bun.Socket<ClientConnection>) {}
   head(head: ResponseHead, statusLine: string, framing: Framing): void {
     this.pending = clientHead(head, statusLine, framing, false).text

@@ -207,8 +207,7 @@ describe('a shadow that is down, in the core', () => {
             },
             problem: (problem) => answered.push(problem.type),
             broken: () => {},
-            onDrain: undefined,
-            onGone: undefined,
+            watcher: undefined,
             finished: resolve,
           }
           const fields = new FieldList(['host'], ['proxy.test'])
