@@ -3,6 +3,7 @@
  * both the type and the runtime check (docs/reference/metrics.md "Label
  * values").
  */
+import { HTTP_METHODS, type HttpMethod } from '../net/http-method.ts'
 
 /** `result` of `svc_responses_compared_total`. */
 export const COMPARISON_RESULTS = ['match', 'diff', 'error'] as const
@@ -38,25 +39,15 @@ export const SKIP_REASONS = [
 ] as const
 export type SkipReason = (typeof SKIP_REASONS)[number]
 
+/** `http_request_method`: the standard methods (`src/net/http-method.ts`), else `_OTHER`. */
+export { HTTP_METHODS, type HttpMethod }
+
 /**
  * The methods OpenTelemetry's HTTP conventions know (RFC 9110 plus PATCH).
  * "If the HTTP request method is not known to instrumentation, it MUST set
  * the http.request.method attribute to _OTHER": a client sending made-up
  * methods must not be able to mint new series.
  */
-export const HTTP_METHODS = [
-  'CONNECT',
-  'DELETE',
-  'GET',
-  'HEAD',
-  'OPTIONS',
-  'PATCH',
-  'POST',
-  'PUT',
-  'TRACE',
-] as const
-export type HttpMethod = (typeof HTTP_METHODS)[number]
-
 const KNOWN_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS)
 const KNOWN_TARGETS: ReadonlySet<string> = new Set(SVC_TARGETS)
 

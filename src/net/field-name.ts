@@ -12,7 +12,7 @@
  * in any case, is the one string of that name made when this module
  * loads: none is made per request.
  */
-import { lowerCase } from '../text/case.ts'
+import { lowerCase, spellsInAnyCase } from '../text/case.ts'
 
 /** Names most requests and responses carry, lower case; any other is read as it comes. */
 const KNOWN_NAMES = [
@@ -74,18 +74,7 @@ for (const name of KNOWN_NAMES) (BY_LENGTH[name.length] ??= []).push(name)
 export function lowerCaseFieldName(text: string, start: number, end: number): string {
   const candidates = BY_LENGTH[end - start]
   if (candidates !== undefined) {
-    for (const known of candidates) if (sameName(text, start, known)) return known
+    for (const known of candidates) if (spellsInAnyCase(text, start, known)) return known
   }
   return lowerCase(text.slice(start, end))
-}
-
-/** Whether `text` from `start` spells `known` (lower case) in any ASCII case. */
-function sameName(text: string, start: number, known: string): boolean {
-  for (let i = 0; i < known.length; i++) {
-    const code = text.charCodeAt(start + i)
-    const want = known.charCodeAt(i)
-    // Only a letter has another case: A-Z is a-z less 0x20.
-    if (code !== want && !(want >= 0x61 && want <= 0x7a && code === want - 0x20)) return false
-  }
-  return true
 }

@@ -30,9 +30,16 @@ export function upperCase(text: string): string {
 export function lowersTo(text: string, lower: string): boolean {
   const length = text.length
   for (let i = 0; i < length; i++) if (text.charCodeAt(i) > 0x7f) return text.toLowerCase() === lower
-  if (length !== lower.length) return false
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i)
+  return length === lower.length && spellsInAnyCase(text, 0, lower)
+}
+
+/**
+ * Whether `text` from `start` spells `lower` (lower case) with its ASCII
+ * letters in either case: A-Z read as a-z, every other character as it is.
+ */
+export function spellsInAnyCase(text: string, start: number, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    const code = text.charCodeAt(start + i)
     const folded = code >= 0x41 && code <= 0x5a ? code + 0x20 : code
     if (folded !== lower.charCodeAt(i)) return false
   }

@@ -11,6 +11,7 @@
  * answers it as the Bun.serve server does. No I/O here.
  */
 import { lowerCaseFieldName } from '../../net/field-name.ts'
+import { standardMethod } from '../../net/http-method.ts'
 import { HTTP_TOKEN } from '../policy/forward-headers.ts'
 
 /** A head longer than this goes to Bun.serve, which answers 431 where its own limit says. */
@@ -125,19 +126,6 @@ export function scanRequestHead(data: Buffer, from: number, searchFrom = from): 
 }
 
 const INCOMPLETE: HeadScan = { kind: 'incomplete' }
-
-/** RFC 9110 section 9 and PATCH (RFC 5789). */
-const STANDARD_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']
-
-/**
- * The method as one of the strings above when it is one: the slice of the
- * head it was read from would become a string of its own at the first
- * lookup by it (a Set's, a Map's), once per request; comparing makes none.
- */
-function standardMethod(method: string): string {
-  for (const standard of STANDARD_METHODS) if (method === standard) return standard
-  return method
-}
 
 /** Optional white space (RFC 9110 section 5.6.3): a space or a tab. */
 function isOws(code: number): boolean {

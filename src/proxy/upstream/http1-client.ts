@@ -130,6 +130,9 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   }
 }
 
+/** What FieldLines holds between heads: nothing of the last one. */
+const NO_PARTS: string[] = []
+
 /**
  * The field lines of a request head as the client writes them, and which
  * of the fields it fills in when absent were there. One per client,
@@ -137,7 +140,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
  * once): `field` is made once, not a closure per request.
  */
 class FieldLines {
-  private parts: string[] = []
+  private parts: string[] = NO_PARTS
   host = false
   agent = false
   accept = false
@@ -171,7 +174,6 @@ class FieldLines {
   }
 }
 
-const NO_PARTS: string[] = []
 
 /** What an exchange needs of its client: made once per client. */
 interface Http1Host {

@@ -18,6 +18,8 @@ describe('lowerCaseFieldName', () => {
     expect(lowerCaseFieldName('X\rREAL-IP', 0, 9)).toBe('x\rreal-ip')
     expect(lowerCaseFieldName('HOS-', 0, 4)).toBe('hos-')
     expect(lowerCaseFieldName('Dat\u00c5', 0, 4)).toBe('dat\u00e5')
+    // Not a known name's spelling, yet it lowers to one: the Kelvin sign lowers to k.
+    expect(lowerCaseFieldName('Coo\u212aie', 0, 6)).toBe('cookie')
   })
 
   test('gives text.slice(start, end).toLowerCase() for any text and range', () => {

@@ -104,7 +104,7 @@ test('no request after one that asked to close is read, when the first is answer
   expect(targets).toEqual(['/first'])
 })
 
-test("live's head and body that start mid-read reach the client byte for byte, however little of them its socket takes at once", async () => {
+test("live's head and body that start mid-read reach the client byte for byte, the part its socket does not take at once held and written after", async () => {
   // As live's relay hands them over when an interim 1xx came first in the same read: the final head
   // starts past it, passes as it came, and its body follows in the same buffer. 16 MiB: more than the
   // socket takes in one write, so the rest is held and written from where the socket stopped.

@@ -28,6 +28,11 @@ describe('scanRequestHead', () => {
     expect(scan.kind === 'head' && scan.head.target).toBe('/2')
   })
 
+  test('a value of spaces and tabs only reads as empty', () => {
+    const scan = scanRequestHead(bytes('GET / HTTP/1.1\r\nHost: a\r\nX-Empty: \t \t\r\nX-None:\r\n\r\n'), 0)
+    expect(scan.kind === 'head' && scan.head.values).toEqual(['a', '', ''])
+  })
+
   test('Connection: close is heard among other options', () => {
     const scan = scanRequestHead(bytes('GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, Close\r\n\r\n'), 0)
     expect(scan.kind === 'head' && scan.head.close).toBe(true)
