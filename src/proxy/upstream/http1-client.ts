@@ -174,7 +174,6 @@ class FieldLines {
   }
 }
 
-
 /** What an exchange needs of its client: made once per client. */
 interface Http1Host {
   readonly target: string
