@@ -73,6 +73,29 @@ export class AbortFlag implements AbortLike {
 }
 
 /**
+ * An AbortFlag also aborted when `source` is (at once if it has), with
+ * its reason, until `unfollow`: one flag for a wait that more than one
+ * thing may end (a request's own signal and a deadline).
+ */
+export class FollowingFlag extends AbortFlag {
+  private readonly source: AbortLike
+  private readonly follow: () => void
+
+  constructor(source: AbortLike) {
+    super()
+    this.source = source
+    this.follow = () => this.abort(source.reason)
+    if (source.aborted) this.abort(source.reason)
+    else source.addEventListener('abort', this.follow)
+  }
+
+  /** The source no longer aborts this flag. */
+  unfollow(): void {
+    this.source.removeEventListener('abort', this.follow)
+  }
+}
+
+/**
  * Calls `abort` with `source`'s reason when `source` aborts (at once if it
  * has); the function returned stops the following.
  */

@@ -8,11 +8,14 @@ import { toUpstreamError } from './upstream-error.ts'
 
 /**
  * Takes a slot: at once when one is free (undefined: no promise to wait
- * on, on the hot path), else a wait in line within `signal`, which rejects
- * with an UpstreamError for `target` when given up.
+ * on, on the hot path), else a wait in line (`waitForConnectionSlot`).
  */
 export function takeConnectionSlot(slots: Semaphore, signal: AbortLike, target: string): Promise<void> | undefined {
-  if (slots.tryAcquire()) return undefined
+  return slots.tryAcquire() ? undefined : waitForConnectionSlot(slots, signal, target)
+}
+
+/** A wait in line for a slot within `signal`, which rejects with an UpstreamError for `target` when given up. */
+export function waitForConnectionSlot(slots: Semaphore, signal: AbortLike, target: string): Promise<void> {
   return slots.acquire(signal).catch((error: unknown) => {
     throw toUpstreamError(error, target, signal)
   })

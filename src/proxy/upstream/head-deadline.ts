@@ -1,12 +1,12 @@
 /**
- * The response-head timeout of our HTTP/1.1 client and of the shadow over
- * fetch (`http1-client.ts`, `shadowOverFetch` in `fetch-client.ts`): it
- * bounds the wait for the response head from the call, a connection slot
- * and the connect included, and never the body that follows
- * (docs/proxy.md "Timeouts"). Live's relay on the raw server has one on
- * every request, the shadow's when SVC_APP_SHADOW_HEAD_TIMEOUT is set.
+ * The response-head timeout of the shadow over fetch (`shadowOverFetch`
+ * in `fetch-client.ts`): it bounds the wait for the response head from
+ * the call, a connection slot included, and never the body that follows
+ * (docs/proxy.md "Timeouts"), as SVC_APP_SHADOW_HEAD_TIMEOUT asks. Our
+ * HTTP/1.1 client bounds the head the same way, with the exchange itself
+ * as the queue's item (`http1-client.ts`).
  */
-import { AbortFlag, type AbortLike } from '../../async/abort-flag.ts'
+import { FollowingFlag, type AbortLike } from '../../async/abort-flag.ts'
 import { DeadlineQueue, type Deadline } from '../../async/deadline-queue.ts'
 import { HeadTimeoutReason } from './upstream-error.ts'
 
@@ -41,20 +41,17 @@ export function headDeadlines(ms: number): HeadDeadlines {
 /**
  * A flag, not an AbortController: a comparison's exchange is ended through
  * an `AbortFlag` already (`src/async/abort-flag.ts`), and fetch gets a real
- * signal made from this one. Methods and one listener, not closures: it is
- * made for every exchange of live on the raw server.
+ * signal made from this one.
  */
 class Waiting implements HeadDeadline {
-  readonly signal = new AbortFlag()
+  readonly signal: FollowingFlag
   private readonly deadline: Deadline
-  private readonly follow = (): void => this.signal.abort(this.source.reason)
 
   constructor(
     private readonly queue: DeadlineQueue<Waiting>,
-    private readonly source: AbortLike,
+    source: AbortLike,
   ) {
-    if (source.aborted) this.signal.abort(source.reason)
-    else source.addEventListener('abort', this.follow)
+    this.signal = new FollowingFlag(source)
     this.deadline = queue.add(this)
   }
 
@@ -69,6 +66,6 @@ class Waiting implements HeadDeadline {
 
   end(): void {
     this.deadline.cancel()
-    this.source.removeEventListener('abort', this.follow)
+    this.signal.unfollow()
   }
 }

@@ -21,17 +21,17 @@
  * transport and fetch do.
  */
 import type { RequestFields } from '../../net/field-list.ts'
-import type { AbortLike } from '../../async/abort-flag.ts'
+import { FollowingFlag, type AbortLike } from '../../async/abort-flag.ts'
+import { DeadlineQueue, type Deadline } from '../../async/deadline-queue.ts'
 import type { UpstreamRecorder } from '../../metrics/index.ts'
 import { headerMapOfFields } from './header-map.ts'
 import type { Semaphore } from '../policy/semaphore.ts'
-import { takeConnectionSlot } from './connection-slot.ts'
-import { connect, StaleConnectionError, type Connection, type ExchangeListener } from './http1-connection.ts'
+import { waitForConnectionSlot } from './connection-slot.ts'
+import { connect, StaleConnectionError, type Connection, type ExchangeListener, type HeadWatcher } from './http1-connection.ts'
 import { ResponseReader, type ResponseRelay } from './http1-response.ts'
 import type { IdleConnections } from './idle-connections.ts'
 import type { ExchangeOutcome, Http1Client, WholeRequest, WholeResponse } from './upstream-client.ts'
-import { headDeadlines, type HeadDeadline, type HeadDeadlines } from './head-deadline.ts'
-import { responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
+import { HeadTimeoutReason, responseTooLarge, toUpstreamError, type UpstreamError } from './upstream-error.ts'
 
 export interface Http1ClientOptions {
   /** `live`, `shadow` or `api`, for error texts. */
@@ -63,7 +63,8 @@ const RELAYED_HEADERS = Object.freeze({})
 export function createHttp1Client(options: Http1ClientOptions): Http1Client {
   const { target, slots, idle, recorder } = options
   const headTimeoutMs = options.headTimeoutMs ?? 0
-  const startHeadDeadline = headTimeoutMs > 0 ? headDeadlines(headTimeoutMs) : undefined
+  // One timer for all the client's head deadlines (`src/async/deadline-queue.ts`), the exchange its item.
+  const headDeadlines = headTimeoutMs > 0 ? new DeadlineQueue<Exchange>(headTimeoutMs, (exchange) => exchange.headLate(new HeadTimeoutReason(headTimeoutMs))) : undefined
   const url = new URL(options.baseUrl)
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   const port = Number(url.port || 80)
@@ -109,17 +110,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     return body === null || body.byteLength === 0 ? headBytes : Buffer.concat([headBytes, body])
   }
 
-  /**
-   * An idle connection when there is one, else a new one (always new for
-   * the retry after a stale one): a promise only when one must be made.
-   */
-  function connectionFor(signal: AbortLike, fresh: boolean): Connection | Promise<Connection> {
-    // Aborted already: no idle connection is taken only to be closed.
-    if (signal.aborted) throw signal.reason
-    return (fresh ? undefined : idle.take()) ?? connect(hostname, port, signal)
-  }
-
-  const host: Http1Host = { target, slots, idle, recorder, startHeadDeadline, requestBytes, connectionFor }
+  const host: Http1Host = { target, slots, idle, recorder, headDeadlines, requestBytes, connect: (signal) => connect(hostname, port, signal) }
   return {
     send: (request, maxBodyBytes, reserve) =>
       new Promise<WholeResponse>((resolve, reject) => {
@@ -180,9 +171,10 @@ interface Http1Host {
   readonly slots: Semaphore
   readonly idle: IdleConnections
   readonly recorder: UpstreamRecorder | undefined
-  readonly startHeadDeadline: HeadDeadlines | undefined
+  readonly headDeadlines: DeadlineQueue<Exchange> | undefined
   requestBytes(request: WholeRequest): Buffer
-  connectionFor(signal: AbortLike, fresh: boolean): Connection | Promise<Connection>
+  /** A new connection to the host, or the connect's error or the signal's reason, whichever comes first. */
+  connect(signal: AbortLike): Promise<Connection>
 }
 
 /**
@@ -190,11 +182,19 @@ interface Http1Host {
  * the request and its response): on the usual path, an idle connection and
  * a free slot, no promise is made between the call and the outcome.
  * Every path gives the slot back and ends the head deadline once.
+ *
+ * The head deadline is the exchange's own entry in the client's queue:
+ * when it passes, the exchange on a connection is ended through the
+ * connection (`abortExchange`). A wait for a slot or a connect, which
+ * listen to one signal, get a flag that the request's signal and the
+ * deadline both abort (`waitSignal`): made only when there is such a
+ * wait, not for every exchange of live.
  */
-class Exchange implements ExchangeListener {
+class Exchange implements ExchangeListener, HeadWatcher {
   private reader: ResponseReader
-  private readonly signal: AbortLike
-  private readonly deadline: HeadDeadline | undefined
+  private readonly deadline: Deadline | undefined
+  /** The request's signal and the head deadline as one, once a slot or a connect was waited for. */
+  private waitFlag: FollowingFlag | undefined
   private started = 0
   private bytes: Buffer | undefined
   private connection: Connection | undefined
@@ -211,43 +211,72 @@ class Exchange implements ExchangeListener {
     private readonly outcome: ExchangeOutcome,
   ) {
     this.reader = new ResponseReader(request.method, maxBodyBytes, reserve, relay)
-    const start = host.startHeadDeadline
-    // Only when configured (always for live's relay): a second flag per request.
-    this.deadline = start?.(request.signal)
-    this.signal = this.deadline?.signal ?? request.signal
+    // Only when configured (always for live's relay).
+    this.deadline = host.headDeadlines?.add(this)
   }
 
   start(): void {
-    const waiting = takeConnectionSlot(this.host.slots, this.signal, this.host.target)
-    if (waiting === undefined) this.slotTaken()
-    else
-      waiting.then(
-        () => this.slotTaken(),
-        (error: unknown) => {
-          // No slot was taken: none to give back.
-          this.deadline?.end()
-          this.outcome.failed(error as UpstreamError)
-        },
-      )
+    const { slots, target } = this.host
+    if (slots.tryAcquire()) {
+      this.slotTaken()
+      return
+    }
+    waitForConnectionSlot(slots, this.waitSignal(), target).then(
+      () => this.slotTaken(),
+      (error: unknown) => {
+        // No slot was taken: none to give back.
+        this.endDeadline()
+        this.outcome.failed(error as UpstreamError)
+      },
+    )
+  }
+
+  /** Fired by the client's queue: the head is late (`headCame` would have cancelled the deadline). */
+  headLate(reason: HeadTimeoutReason): void {
+    // On a connection without a wait before it: through the connection.
+    if (this.waitFlag === undefined && this.connection?.abortExchange(this, reason)) return
+    // A slot wait, a connect, or an exchange on a connection that follows the flag.
+    this.followingFlag().abort(reason)
+  }
+
+  headCame(): void {
+    this.deadline?.cancel()
+  }
+
+  /** What the exchange's steps listen to: the request's signal, or the flag that also ends at the head deadline. */
+  private signal(): AbortLike {
+    return this.waitFlag ?? this.request.signal
+  }
+
+  /** The signal a wait listens to: the request's own when there is no head deadline. */
+  private waitSignal(): AbortLike {
+    return this.deadline === undefined ? this.request.signal : this.followingFlag()
+  }
+
+  private followingFlag(): FollowingFlag {
+    return (this.waitFlag ??= new FollowingFlag(this.request.signal))
   }
 
   private slotTaken(): void {
     this.started = performance.now()
-    let taken: Connection | Promise<Connection>
+    let idle: Connection | undefined
     try {
       this.bytes = this.host.requestBytes(this.request)
-      taken = this.host.connectionFor(this.signal, false)
+      const signal = this.signal()
+      // Aborted already: no idle connection is taken only to be closed.
+      if (signal.aborted) throw signal.reason
+      idle = this.host.idle.take()
     } catch (error) {
       this.failed(error)
       return
     }
     // No async step between the call and the exchange on an idle connection, the usual case.
-    if (taken instanceof Promise) this.whenConnected(taken)
-    else this.exchangeOn(taken)
+    if (idle !== undefined) this.exchangeOn(idle)
+    else this.connectNew()
   }
 
-  private whenConnected(connecting: Promise<Connection>): void {
-    connecting.then(
+  private connectNew(): void {
+    this.host.connect(this.waitSignal()).then(
       (connection) => this.exchangeOn(connection),
       (error: unknown) => this.failed(error),
     )
@@ -256,7 +285,7 @@ class Exchange implements ExchangeListener {
   private exchangeOn(connection: Connection): void {
     this.connection = connection
     try {
-      connection.exchange(this.bytes!, this.reader, this.signal, this, this.deadline)
+      connection.exchange(this.bytes!, this.reader, this.signal(), this, this)
     } catch (error) {
       // A bug or a socket that throws: the exchange still ends, once, and the connection is not reused.
       connection.close()
@@ -266,21 +295,14 @@ class Exchange implements ExchangeListener {
 
   exchangeFailed(error: unknown): void {
     const { request } = this
-    if (this.retried || !(error instanceof StaleConnectionError) || !replayable(request.method, request.headers) || this.signal.aborted) {
+    if (this.retried || !(error instanceof StaleConnectionError) || !replayable(request.method, request.headers) || this.signal().aborted) {
       this.failed(error)
       return
     }
     // The server had closed the idle connection: once more on a new one.
     this.retried = true
     this.reader = new ResponseReader(request.method, this.maxBodyBytes, this.reserve, this.relay)
-    let connecting: Connection | Promise<Connection>
-    try {
-      connecting = this.host.connectionFor(this.signal, true)
-    } catch (connectError) {
-      this.failed(connectError)
-      return
-    }
-    this.whenConnected(Promise.resolve(connecting))
+    this.connectNew()
   }
 
   exchangeDone(): void {
@@ -319,14 +341,19 @@ class Exchange implements ExchangeListener {
     this.over = true
     const { host } = this
     host.recorder?.observe(this.request.method, 0, (performance.now() - this.started) / 1000)
-    const upstreamError = toUpstreamError(error, host.target, this.signal)
+    const upstreamError = toUpstreamError(error, host.target, this.signal())
     this.release()
     this.outcome.failed(upstreamError)
   }
 
   private release(): void {
-    this.deadline?.end()
+    this.endDeadline()
     this.host.slots.release()
+  }
+
+  private endDeadline(): void {
+    this.deadline?.cancel()
+    this.waitFlag?.unfollow()
   }
 }
 

@@ -51,16 +51,9 @@ export class Connection implements ReadControl {
   private unsent: Buffer | undefined
   private listener: ExchangeListener | undefined
   private signal: AbortLike | undefined
-  /** Told when the current exchange's head is in (its head deadline, `head-deadline.ts`). */
+  /** Told when the current exchange's head is in (its head deadline). */
   private onHead: HeadWatcher | undefined
-  private readonly onAbort = () => {
-    try {
-      this.fail(this.signal!.reason)
-    } finally {
-      // Closed whatever the listener does: an aborted exchange's connection is never reused.
-      this.close()
-    }
-  }
+  private readonly onAbort = () => this.abortWith(this.signal!.reason)
 
   /**
    * Writes `bytes` and feeds the response to `reader`; `listener` is told
@@ -144,6 +137,17 @@ export class Connection implements ReadControl {
     this.onClose()
   }
 
+  /**
+   * Ends `listener`'s exchange on this connection as an abort of its
+   * signal would, with `reason` (its head deadline passed, say); false
+   * when the exchange on it is not `listener`'s.
+   */
+  abortExchange(listener: ExchangeListener, reason: unknown): boolean {
+    if (this.listener !== listener) return false
+    this.abortWith(reason)
+    return true
+  }
+
   /** Stops reading: a relayed response's client is not taking bytes as fast as they come. */
   pause(): void {
     this.paused = true
@@ -158,6 +162,15 @@ export class Connection implements ReadControl {
   private headIn(): void {
     this.headAt = performance.now()
     this.onHead?.headCame()
+  }
+
+  private abortWith(reason: unknown): void {
+    try {
+      this.fail(reason)
+    } finally {
+      // Closed whatever the listener does: an aborted exchange's connection is never reused.
+      this.close()
+    }
   }
 
   private write(bytes: Buffer): void {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { AbortFlag, abortSignalOf, type AbortLike } from '../../../src/async/abort-flag.ts'
+import { AbortFlag, abortSignalOf, FollowingFlag, type AbortLike } from '../../../src/async/abort-flag.ts'
 
 /** What a sequence of calls does to a cancellation: which listeners were called, in what order, and its state. */
 type Step = { readonly op: 'add' | 'remove'; readonly listener: number } | { readonly op: 'abort'; readonly reason: string | undefined }
@@ -117,5 +117,43 @@ describe('abortSignalOf', () => {
     const { signal } = abortSignalOf(flag)
     expect(signal.aborted).toBe(true)
     expect(signal.reason).toBe('before')
+  })
+})
+
+describe('FollowingFlag', () => {
+  test("aborted by its source with the source's reason, or by itself with its own; the source is left as it was", () => {
+    const source = new AbortFlag()
+    const followed = new FollowingFlag(source)
+    source.abort('drain')
+    expect(followed.reason).toBe('drain')
+
+    const other = new AbortFlag()
+    const own = new FollowingFlag(other)
+    own.abort('late')
+    expect(own.reason).toBe('late')
+    expect(other.aborted).toBe(false)
+  })
+
+  test('a source aborted already gives a flag aborted already; after unfollow the source no longer reaches it', () => {
+    const before = new AbortFlag()
+    before.abort('budget')
+    expect(new FollowingFlag(before).reason).toBe('budget')
+
+    const source = new AbortFlag()
+    const flag = new FollowingFlag(source)
+    flag.unfollow()
+    source.abort('drain')
+    expect(flag.aborted).toBe(false)
+  })
+
+  test('its listeners are called once, on either abort', () => {
+    const source = new AbortFlag()
+    const flag = new FollowingFlag(source)
+    let calls = 0
+    flag.addEventListener('abort', () => calls++)
+    flag.abort('late')
+    source.abort('drain')
+    expect(calls).toBe(1)
+    expect(flag.reason).toBe('late')
   })
 })

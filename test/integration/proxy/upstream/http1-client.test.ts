@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib'
 import { createUpstreamPool, DEFAULT_HTTP_CLIENT as DEFAULTS, type UpstreamPool } from '../../../../src/proxy/index.ts'
 import type { HttpClientSettings } from '../../../../src/proxy/policy/shadow-settings.ts'
 import { TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
+import { unacceptingListener } from '../../../support/unaccepting-listener.ts'
 import { refusedUrl } from '../../../support/upstreams.ts'
 
 interface RawConnection {
@@ -461,6 +462,60 @@ describe('the response head timeout', () => {
     const error = await pool.shadowClient(server.url, 150).send(get(), 0).then(() => undefined, (e: unknown) => e)
     expect(error).toMatchObject({ kind: 'timeout', message: 'shadow: timed out after 150ms waiting for the response head' })
     await until(() => server.open === 0)
+  })
+
+  const late = { kind: 'timeout', message: 'shadow: timed out after 150ms waiting for the response head' }
+
+  test('on a kept-alive connection, a head that is late ends the exchange and closes the connection, and the slot is free again', async () => {
+    let answering = true
+    const server = rawServer(() => (answering ? ok('{}') : 'ignore'))
+    servers.push(server)
+    const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 1 } })
+    pools.push(pool)
+    const client = pool.shadowClient(server.url, 150)
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+    answering = false
+    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
+    // The late exchange went out on the connection kept from the first.
+    expect(server.connections).toHaveLength(1)
+    await until(() => server.open === 0)
+    answering = true
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+  })
+
+  test('a head deadline that passes while the exchange waits for a connection slot ends the wait, and takes no slot', async () => {
+    const server = rawServer((request) => (request.includes('x-hold') ? 'ignore' : ok('{}')))
+    servers.push(server)
+    const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 1 } })
+    pools.push(pool)
+    // The host's one slot, held by a request of fetch (no head timeout) that is never answered.
+    const holder = new AbortController()
+    const held = pool
+      .client('live', server.url)
+      .send({ ...get('/', holder.signal), headers: new Headers({ 'x-hold': '1' }) })
+      .then(() => undefined, (e: unknown) => e)
+    await until(() => server.connections.length === 1 && server.connections[0]!.requests.length === 1)
+    const client = pool.shadowClient(server.url, 150)
+    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
+    // Only the holder's request reached the server.
+    expect(server.connections.flatMap((c) => c.requests)).toHaveLength(1)
+    holder.abort()
+    await held
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+  })
+
+  test('a head deadline that passes during the connect ends it', async () => {
+    const listener = await unacceptingListener()
+    try {
+      const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 1 } })
+      pools.push(pool)
+      const client = pool.shadowClient(`http://127.0.0.1:${listener.port}`, 150)
+      expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
+      // The slot was given back: the next exchange is not stuck behind the first, its own deadline ends it.
+      expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
+    } finally {
+      listener.close()
+    }
   })
 
   test('a body slower than the head timeout is read to its end: only the head is bounded', async () => {
