@@ -1,8 +1,9 @@
 /**
  * Timeouts of one fixed length, one per request: live's head timeout
  * (SVC_APP_LIVE_TIMEOUT), the shadow timeout of a comparison
- * (SVC_APP_SHADOW_TIMEOUT) and our clients' head timeouts
- * (`head-deadline.ts`). One timer serves them all, in place of a
+ * (SVC_APP_SHADOW_TIMEOUT) and our clients' head timeouts (the
+ * exchanges of `http1-client.ts`, the shadow over fetch's
+ * `head-deadline.ts`). One timer serves them all, in place of a
  * setTimeout and a clearTimeout per request, most of which are cleared
  * long before they would fire. Deadlines of one fixed length fall in the
  * order they were set, so the queue is first in, first out, and the timer

@@ -9,7 +9,9 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
 import { createUpstreamPool, DEFAULT_HTTP_CLIENT as DEFAULTS, type UpstreamPool } from '../../../../src/proxy/index.ts'
 import type { HttpClientSettings } from '../../../../src/proxy/policy/shadow-settings.ts'
-import { TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
+import { AbortFlag } from '../../../../src/async/abort-flag.ts'
+import { SemaphoreAbortedError } from '../../../../src/proxy/policy/semaphore.ts'
+import { HeadTimeoutReason, TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
 import { unacceptingListener } from '../../../support/unaccepting-listener.ts'
 import { refusedUrl } from '../../../support/upstreams.ts'
 
@@ -466,6 +468,21 @@ describe('the response head timeout', () => {
 
   const late = { kind: 'timeout', message: 'shadow: timed out after 150ms waiting for the response head' }
 
+  /** A request's signal that counts the listeners added to it and not removed: none once an exchange is over. */
+  class CountedFlag extends AbortFlag {
+    listening = 0
+    override addEventListener(type: 'abort', listener: () => void): void {
+      this.listening++
+      super.addEventListener(type, listener)
+    }
+    override removeEventListener(type: 'abort', listener: () => void): void {
+      this.listening--
+      super.removeEventListener(type, listener)
+    }
+  }
+
+  const failure = (sending: Promise<unknown>) => sending.then(() => undefined, (e: unknown) => e as UpstreamError)
+
   test('on a kept-alive connection, a head that is late ends the exchange and closes the connection, and the slot is free again', async () => {
     let answering = true
     const server = rawServer(() => (answering ? ok('{}') : 'ignore'))
@@ -475,7 +492,9 @@ describe('the response head timeout', () => {
     const client = pool.shadowClient(server.url, 150)
     expect((await client.send(get(), 0)).kind).toBe('complete')
     answering = false
-    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
+    const signal = new CountedFlag()
+    expect(await failure(client.send({ ...get(), signal }, 0))).toMatchObject(late)
+    expect(signal.listening).toBe(0)
     // The late exchange went out on the connection kept from the first.
     expect(server.connections).toHaveLength(1)
     await until(() => server.open === 0)
@@ -488,31 +507,41 @@ describe('the response head timeout', () => {
     servers.push(server)
     const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 1 } })
     pools.push(pool)
+    const received = () => server.connections.flatMap((c) => c.requests).length
     // The host's one slot, held by a request of fetch (no head timeout) that is never answered.
     const holder = new AbortController()
-    const held = pool
-      .client('live', server.url)
-      .send({ ...get('/', holder.signal), headers: new Headers({ 'x-hold': '1' }) })
-      .then(() => undefined, (e: unknown) => e)
-    await until(() => server.connections.length === 1 && server.connections[0]!.requests.length === 1)
+    const held = failure(pool.client('live', server.url).send({ ...get('/', holder.signal), headers: new Headers({ 'x-hold': '1' }) }))
+    await until(() => received() === 1)
     const client = pool.shadowClient(server.url, 150)
-    expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
-    // Only the holder's request reached the server.
-    expect(server.connections.flatMap((c) => c.requests)).toHaveLength(1)
+    const signal = new CountedFlag()
+    const error = await failure(client.send({ ...get(), signal }, 0))
+    expect(error).toMatchObject(late)
+    // Given up in line for the slot (the semaphore's error), not on a connection.
+    expect((error as UpstreamError).cause).toBeInstanceOf(SemaphoreAbortedError)
+    expect(signal.listening).toBe(0)
+    // The slot is still the holder's: the next exchange waits in line too, and nothing reaches the server.
+    const next = await failure(client.send(get(), 0))
+    expect((next as UpstreamError).cause).toBeInstanceOf(SemaphoreAbortedError)
+    expect(received()).toBe(1)
     holder.abort()
     await held
     expect((await client.send(get(), 0)).kind).toBe('complete')
   })
 
-  test('a head deadline that passes during the connect ends it', async () => {
+  test('a head deadline that passes during the connect ends it, and gives the slot back', async () => {
     const listener = await unacceptingListener()
     try {
       const pool = createUpstreamPool({ settings: { ...DEFAULT_HTTP_CLIENT, maxConnsPerHost: 1 } })
       pools.push(pool)
       const client = pool.shadowClient(`http://127.0.0.1:${listener.port}`, 150)
-      expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
-      // The slot was given back: the next exchange is not stuck behind the first, its own deadline ends it.
-      expect(await client.send(get(), 0).then(() => undefined, (e: unknown) => e)).toMatchObject(late)
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const signal = new CountedFlag()
+        const error = await failure(client.send({ ...get(), signal }, 0))
+        expect(error).toMatchObject(late)
+        // Ended in the connect (its reason itself), so not in line for a slot the first kept.
+        expect((error as UpstreamError).cause).toBeInstanceOf(HeadTimeoutReason)
+        expect(signal.listening).toBe(0)
+      }
     } finally {
       listener.close()
     }
