@@ -78,20 +78,12 @@ export class AbortFlag implements AbortLike {
  * thing may end (a request's own signal and a deadline).
  */
 export class FollowingFlag extends AbortFlag {
-  private readonly source: AbortLike
-  private readonly follow: () => void
+  /** The source no longer aborts this flag. */
+  readonly unfollow: () => void
 
   constructor(source: AbortLike) {
     super()
-    this.source = source
-    this.follow = () => this.abort(source.reason)
-    if (source.aborted) this.abort(source.reason)
-    else source.addEventListener('abort', this.follow)
-  }
-
-  /** The source no longer aborts this flag. */
-  unfollow(): void {
-    this.source.removeEventListener('abort', this.follow)
+    this.unfollow = followAbort(source, (reason) => this.abort(reason))
   }
 }
 
