@@ -61,7 +61,7 @@ export function rateLimited(
 ): RateLimitedLogger {
   const maxKeys = options.maxKeys ?? 1000
   const throttle = new Throttle({ intervalMs, now: options.now, maxKeys })
-  /** The last suppressed record per key, for `flush`; bounded like the throttle's keys. */
+  /** The last suppressed record per key, for `flush`; bounded like the throttle's keys (the key held longest goes first). */
   const last = new Map<string, Suppressed>()
 
   function write(level: LogLevel, msg: string, lazy: LazyLogAttrs | undefined, suppressed: number) {
@@ -74,7 +74,15 @@ export function rateLimited(
       if (!logger.enabled(level)) return
       const suppressed = throttle.admit(key)
       if (suppressed === undefined) {
-        last.delete(key)
+        // Held in place: a flood suppresses a record per request, and a
+        // new entry each time would be an object and a map update each.
+        const held = last.get(key)
+        if (held !== undefined) {
+          held.level = level
+          held.msg = msg
+          held.attrs = attrs
+          return
+        }
         last.set(key, { level, msg, attrs })
         if (last.size > maxKeys) last.delete(last.keys().next().value as string)
         return

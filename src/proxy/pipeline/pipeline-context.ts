@@ -3,7 +3,6 @@
  * `createShadowHandler` from its settings, read by every request. Per
  * request, a stage gets this and the request's own `PendingComparison`.
  */
-import { splitTarget } from '../../net/request-target.ts'
 import type { Logger, RateLimitedLogger } from '../../log/index.ts'
 import type { Gauge, GateSkips, SkipReason } from '../../metrics/index.ts'
 import type { AdmissionPolicy } from '../policy/admission-policy.ts'
@@ -17,12 +16,15 @@ import type { DeadlineQueue } from '../../async/deadline-queue.ts'
 import type { LiveForwarder } from './live-forwarder.ts'
 import type { PendingComparison } from './pending-comparison.ts'
 import type { NoiseCheckContext } from './repeat-live.ts'
+import type { SkipWarnings } from './skip-warnings.ts'
 
 export interface PipelineContext {
   readonly settings: ShadowSettings
   readonly logger: Logger
   /** Rate-limited: skips and abandoned comparisons come in floods. */
   readonly warnings: RateLimitedLogger
+  /** The skips' warnings, made through `warnings`. */
+  readonly skipWarnings: SkipWarnings
   readonly admission: AdmissionPolicy
   /** The background comparisons' slots (SVC_APP_MAX_CONCURRENT_CALLBACKS), taken at admission. */
   readonly callbacks: Semaphore
@@ -47,21 +49,9 @@ export interface PipelineContext {
   readonly noise?: NoiseCheckContext
 }
 
-/** Counts a request that is not compared; the two kinds a flood makes are also said, rate-limited. Log records name the path only: a query string may carry a token. */
+/** Counts a request that is not compared; the two kinds a flood makes are also said, rate-limited. */
 export function skip(context: PipelineContext, reason: SkipReason, method: string, target: string): void {
   context.skips.inc(reason)
-  if (reason === 'callbacks_full') {
-    context.warnings.warn('comparison dropped: too many background comparisons', {
-      'request.method': method,
-      'request.path': splitTarget(target).path,
-      max_concurrent_callbacks: context.settings.maxConcurrentCallbacks,
-    })
-  } else if (reason === 'memory_budget') {
-    context.warnings.warn('comparison dropped: the bytes-in-flight budget is full', {
-      'request.method': method,
-      'request.path': splitTarget(target).path,
-      max_bytes_in_flight: context.budget.limit,
-      bytes_in_flight: context.budget.used,
-    })
-  }
+  if (reason === 'callbacks_full') context.skipWarnings.callbacksFull(method, target)
+  else if (reason === 'memory_budget') context.skipWarnings.budgetFull(method, target)
 }

@@ -56,6 +56,7 @@ import {
 import { PendingComparison } from './pending-comparison.ts'
 import { createNoiseCheck } from './repeat-live.ts'
 import { relayLive, type ClientSide, type RelayDone, type RelayOutcome } from './relay-live.ts'
+import { SkipWarnings } from './skip-warnings.ts'
 
 export interface ShadowHandlerDeps {
   /** @default a logger at info level, text format, to stdout */
@@ -153,6 +154,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     settings,
     logger,
     warnings,
+    skipWarnings: new SkipWarnings(warnings, settings.maxConcurrentCallbacks, budget),
     admission,
     callbacks,
     budget,

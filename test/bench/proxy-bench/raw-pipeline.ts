@@ -42,6 +42,7 @@ import { shadowDeadlines } from '../../../src/proxy/pipeline/collect.ts'
 import { DeadlineQueue } from '../../../src/async/deadline-queue.ts'
 import { PendingComparison } from '../../../src/proxy/pipeline/pending-comparison.ts'
 import { skip, type PipelineContext } from '../../../src/proxy/pipeline/pipeline-context.ts'
+import { SkipWarnings } from '../../../src/proxy/pipeline/skip-warnings.ts'
 import { createProxyMetrics } from '../../../src/proxy/pipeline/proxy-metrics.ts'
 import { createDiffLogSink } from '../../../src/proxy/sinks/diff-log-sink.ts'
 import { headerMapOfFields } from '../../../src/proxy/upstream/header-map.ts'
@@ -242,6 +243,7 @@ export function serveRawPipeline(port: number, liveUrl: string, shadowUrl: strin
     settings,
     logger,
     warnings,
+    skipWarnings: new SkipWarnings(warnings, settings.maxConcurrentCallbacks, budget),
     admission,
     callbacks,
     budget,

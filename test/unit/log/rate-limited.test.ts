@@ -57,6 +57,22 @@ describe('rateLimited', () => {
     ])
   })
 
+  test('flush writes the last record held back, its level and message included, per key', () => {
+    const { limited, records } = setup()
+    limited.warn('flood', { n: 0 }, 'k')
+    limited.warn('flood', { n: 1 }, 'k')
+    limited.error('flood, worse', { n: 2 }, 'k')
+    limited.warn('other', { n: 3 })
+    limited.warn('other', { n: 4 })
+    limited.flush()
+    expect(records.map(({ level, msg, n, suppressed }) => [level, msg, n, suppressed])).toEqual([
+      ['WARN', 'flood', 0, undefined],
+      ['WARN', 'other', 3, undefined],
+      ['ERROR', 'flood, worse', 2, 2],
+      ['WARN', 'other', 4, 1],
+    ])
+  })
+
   test('throttles per key, the message by default', () => {
     const { limited, records } = setup()
     limited.warn('breaker open')
