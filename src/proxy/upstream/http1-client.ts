@@ -287,7 +287,11 @@ class Exchange implements ExchangeListener, HeadWatcher {
     try {
       connection.exchange(this.bytes!, this.reader, this.signal(), this, this)
     } catch (error) {
-      // A bug or a socket that throws: the exchange still ends, once, and the connection is not reused.
+      // A bug or a socket that throws: the exchange still ends, once, and
+      // the connection is not reused. Ended through the connection when it
+      // holds this exchange already: closing it would read as a stale
+      // connection and start a retry outside the slot `failed` gives back.
+      if (connection.abortExchange(this, error)) return
       connection.close()
       this.failed(error)
     }

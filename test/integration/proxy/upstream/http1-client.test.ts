@@ -12,6 +12,7 @@ import type { HttpClientSettings } from '../../../../src/proxy/policy/shadow-set
 import { AbortFlag } from '../../../../src/async/abort-flag.ts'
 import { SemaphoreAbortedError } from '../../../../src/proxy/policy/semaphore.ts'
 import { HeadTimeoutReason, TimeoutReason, UpstreamError } from '../../../../src/proxy/upstream/upstream-error.ts'
+import { Connection } from '../../../../src/proxy/upstream/http1-connection.ts'
 import { unacceptingListener } from '../../../support/unaccepting-listener.ts'
 import { refusedUrl } from '../../../support/upstreams.ts'
 
@@ -408,6 +409,32 @@ describe('stale connections and failures', () => {
     await until(() => server.open === 0)
     answering = true
     expect((await client.send(get(), 0)).kind).toBe('complete')
+  })
+
+  test('a socket that throws when written on a kept-alive connection ends the exchange once: no retry elsewhere, and its slot is free again', async () => {
+    const { server, client } = setup(() => ok('{}'), { maxConnsPerHost: 1 })
+    await client.send(get(), 0)
+    // What only a bug could do: the write throws after the exchange is set on the connection.
+    const connection = Connection.prototype as unknown as { write(bytes: Buffer): void }
+    const write = connection.write
+    connection.write = () => {
+      throw new Error('the socket threw')
+    }
+    let failure: unknown
+    try {
+      failure = await client.send(get(), 0).then(() => undefined, (e: unknown) => e)
+    } finally {
+      connection.write = write
+    }
+    expect(failure).toBeInstanceOf(UpstreamError)
+    expect((failure as UpstreamError).message).toContain('the socket threw')
+    await Bun.sleep(100)
+    // Without it, the close read as a stale connection: a retry on a second connection, past the slot.
+    expect(server.connections).toHaveLength(1)
+    expect(server.connections[0]!.requests).toHaveLength(1)
+    // One connection per host: the next request goes out at once only if the slot came back.
+    expect((await client.send(get(), 0)).kind).toBe('complete')
+    expect(server.connections).toHaveLength(2)
   })
 
   test('a response that is not HTTP/1.1 is a bad response, and the connection is not reused', async () => {
