@@ -341,7 +341,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       // The shadow is known to be down: live alone, holding the callbacks slot only (as `forwardRefused`),
       // the error told once live's status is known.
       decision?.release()
-      end.notAttempted = { clientRequestId, method, target }
+      end.shadowNotAttempted(clientRequestId, target)
       relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
       return
     }
@@ -353,27 +353,35 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   }
 
   /** How a relayed request ends: counted, the refused shadow's error told, the connection told it may read on. */
-  class RelayedEnd implements RelayDone {
+  class RelayedEnd implements RelayDone, NotAttemptedRequest {
     readonly started = performance.now()
-    /** Set when the shadow was not attempted (known to be down): told once live's status is known. */
-    notAttempted: NotAttemptedRequest | undefined
+    /** Set when the shadow was not attempted (known to be down): told once live's status is known, this end as its request. */
+    private tellsNotAttempted = false
+    clientRequestId: string | undefined
+    target = ''
     /** Told once: a throw further down the same call does not end it twice. */
     private ended = false
 
     constructor(
-      private readonly method: string,
+      readonly method: string,
       private readonly side: ClientSide,
     ) {}
+
+    /** The request's own fields, not an object of them: a shadow that is down has every request take this path. */
+    shadowNotAttempted(clientRequestId: string | undefined, target: string): void {
+      this.tellsNotAttempted = true
+      this.clientRequestId = clientRequestId
+      this.target = target
+    }
 
     relayed(outcome: RelayOutcome): void {
       if (this.ended) return
       this.ended = true
       try {
-        const admitted = this.notAttempted
-        if (admitted !== undefined) {
+        if (this.tellsNotAttempted) {
           // A client that left before live's head leaves no live status to tell: not compared, as on the full path.
           if (outcome.clientLeft) notAttempted!.settle(REPORT_FAILED)
-          else reportNotAttempted!(admitted, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
+          else reportNotAttempted!(this, outcome.noResponse === undefined ? outcome.status : 0, outcome.noResponse)
         }
         server.observe(this.method, outcome.status, (outcome.respondedAt - this.started) / 1000)
       } catch (error) {
@@ -387,7 +395,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       if (this.ended) return
       this.ended = true
       // A request whose shadow was not attempted holds a callbacks slot until it is settled: not compared.
-      if (this.notAttempted !== undefined) notAttempted!.settle(REPORT_FAILED)
+      if (this.tellsNotAttempted) notAttempted!.settle(REPORT_FAILED)
       failedUnexpectedly(this.method, this.started, error)
       this.side.problem(INTERNAL_PROBLEM)
       this.side.finished()

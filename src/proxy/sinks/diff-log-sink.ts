@@ -27,7 +27,7 @@ import {
   type ResponseOutcome,
   type Signature,
 } from '../../insights/index.ts'
-import type { Logger, RateLimitedLogger } from '../../log/index.ts'
+import type { LogAttrs, Logger, RateLimitedLogger } from '../../log/index.ts'
 import { failedSideOf, type GateComparisons, type GateNoiseChecks } from '../../metrics/index.ts'
 import type { Capture, CaptureSink, CapturedExchange, ShadowNotAttempted, SinkOutcome } from './capture-sink.ts'
 import type { ShadowSettings } from '../policy/shadow-settings.ts'
@@ -85,13 +85,52 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     return key
   }
 
+  /**
+   * The last failed comparison of one kind (the failed sides' error
+   * classes): what its rate-limited line is made of, and only when it is
+   * written. Held in place, so that a flood of suppressed ones (a shadow
+   * that is down fails every request) makes no object per request; one
+   * per kind, a handful whatever the traffic.
+   */
+  class FailureLine {
+    request: FailedRequest = NO_REQUEST
+    method = ''
+    path = ''
+    // The sides' fields, not their objects: a caller may pass the same object each time.
+    liveStatus = 0
+    liveBody: Uint8Array | string = ''
+    shadowStatus = 0
+    shadowBody: Uint8Array | string = ''
+    cause = ''
+    readonly attrs = (): LogAttrs => {
+      const { request, method, path } = this
+      const live = { status: this.liveStatus, body: this.liveBody }
+      const shadow = { status: this.shadowStatus, body: this.shadowBody }
+      const { endpoint, signature } = signed(method, path, live, shadow, NO_OPS)
+      return {
+        'request.id': request.id,
+        ...clientIdAttr(request.clientRequestId),
+        'request.method': method,
+        'request.path': path,
+        endpoint,
+        signature: signature.id,
+        live_status: live.status,
+        shadow_status: shadow.status,
+        cause: this.cause,
+      }
+    }
+  }
+  const failureLines = new Map<string, FailureLine>()
+  const notAttemptedLive = { status: 0, body: '' as Uint8Array | string }
+  const notAttemptedShadow = { status: 0, body: '' as Uint8Array | string }
+
   // has_diff is true for an error (docs/reference/api.md), but a
   // shadow that is down fails every request the same way: one line per
   // interval and kind of failure (the failed sides' error classes, a
   // handful of keys whatever the traffic), the counter has the exact number.
   function error(
     // Its id is read only for a line that is written (a not-attempted request's is made then).
-    request: { readonly id: string; readonly clientRequestId?: string },
+    request: FailedRequest,
     method: string,
     path: string,
     live: ResponseOutcome,
@@ -103,24 +142,17 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     // The key from the error classes alone; the endpoint, the signature and
     // the record only for a line that is written (one per interval and key).
     const classes = failureKeyOf(live, shadow)
-    warnings.warn(
-      'comparison failed',
-      () => {
-        const { endpoint, signature } = signed(method, path, live, shadow, NO_OPS)
-        return {
-          'request.id': request.id,
-          ...clientIdAttr(request.clientRequestId),
-          'request.method': method,
-          'request.path': path,
-          endpoint,
-          signature: signature.id,
-          live_status: live.status,
-          shadow_status: shadow.status,
-          cause,
-        }
-      },
-      `comparison failed ${classes}`,
-    )
+    let line = failureLines.get(classes)
+    if (line === undefined) failureLines.set(classes, (line = new FailureLine()))
+    line.request = request
+    line.method = method
+    line.path = path
+    line.liveStatus = live.status
+    line.liveBody = live.body
+    line.shadowStatus = shadow.status
+    line.shadowBody = shadow.body
+    line.cause = cause
+    warnings.warn('comparison failed', line.attrs, `comparison failed ${classes}`)
   }
 
   /** Live against its repeat, counted; the ops for the log, undefined when the repeat failed. */
@@ -170,8 +202,11 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     // An error needs the statuses, the ids and the cause only.
     shadowNotAttempted(request: ShadowNotAttempted): SinkOutcome {
       // Live's body is not kept: only a failed live's error text is read.
-      const live = { status: request.liveStatus, body: request.liveError ?? '' }
-      error(request, request.method, request.path, live, { status: 0, body: request.shadowError }, request.cause)
+      // The same two objects each time (`error` keeps their fields, not them): one per request is a flood's garbage.
+      notAttemptedLive.status = request.liveStatus
+      notAttemptedLive.body = request.liveError ?? ''
+      notAttemptedShadow.body = request.shadowError
+      error(request, request.method, request.path, notAttemptedLive, notAttemptedShadow, request.cause)
       return erred
     },
   }
@@ -184,3 +219,7 @@ function clientIdAttr(clientRequestId: string | undefined): Record<string, strin
 
 const NO_ATTRS: Record<string, string> = {}
 const NO_OPS: readonly PatchOp[] = []
+
+/** What a failure's log line reads of its request. */
+type FailedRequest = { readonly id: string; readonly clientRequestId?: string }
+const NO_REQUEST: FailedRequest = { id: '' }

@@ -36,6 +36,8 @@ function sinkWithRecords(setup: SinkSetup = {}) {
     now: () => createdAt,
   })
   const registry = new Registry()
+  // By default every record is written: the tests compare them one by one.
+  const warnings = rateLimited(logger, setup.warningIntervalMs ?? 0)
   const sink = createDiffLogSink({
     settings: {
       diff: setup.diff ?? DEFAULT_DIFF_CONFIG,
@@ -44,12 +46,11 @@ function sinkWithRecords(setup: SinkSetup = {}) {
       endpoints: setup.endpoints && EndpointTemplates.parse(setup.endpoints),
     },
     logger,
-    // By default every record is written: the tests compare them one by one.
-    warnings: rateLimited(logger, setup.warningIntervalMs ?? 0),
+    warnings,
     comparisons: createComparisonMetrics(registry).forGate('checkout'),
   })
   const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
-  return { sink, lines, records, render: () => registry.render() }
+  return { sink, lines, records, warnings, render: () => registry.render() }
 }
 
 function capture(liveStatus: number, liveBody: string, clientRequestId?: string): Capture {
@@ -259,6 +260,42 @@ describe('diff-log sink: a failed side', () => {
       ['comparison failed', errorSignature(endpoint, null, 'refused').id],
       ['comparison failed', errorSignature(endpoint, null, 'timeout').id],
       ['comparison failed', errorSignature(endpoint, 'timeout', 'refused').id],
+    ])
+  })
+})
+
+describe('diff-log sink: a flood of failures', () => {
+  test("the line held back of each kind is that kind's last request, its statuses and ids as they were", () => {
+    const { sink, records, warnings } = sinkWithRecords({ warningIntervalMs: 60_000 })
+    const refused = 'shadow: connection refused (not attempted)'
+    const notAttempted = (n: number, liveError?: string) => ({
+      id: `c0ffee00-0000-4000-8000-00000000000${n}`,
+      clientRequestId: `client-${n}`,
+      method: 'GET',
+      path: `/orders/${n}`,
+      liveStatus: liveError === undefined ? 200 + n : 0,
+      ...(liveError === undefined ? {} : { liveError }),
+      shadowError: refused,
+      cause: `cause ${n}`,
+    })
+    // Two kinds interleaved: live answering, and live timing out too.
+    sink.shadowNotAttempted!(notAttempted(1))
+    sink.shadowNotAttempted!(notAttempted(2, 'live: timed out after 5s'))
+    sink.shadowNotAttempted!(notAttempted(3))
+    sink.shadowNotAttempted!(notAttempted(4))
+    sink.shadowNotAttempted!(notAttempted(5, 'live: timed out after 5s'))
+    sink.shadowNotAttempted!(notAttempted(6, 'live: timed out after 5s'))
+    // A failure from a full capture of the first kind, then one more not attempted: the second kind's held line keeps its own statuses.
+    sink.submit({ ...capture(299, '{}', 'client-7'), shadow: exchange(0, refused, {}) }, new AbortController().signal)
+    sink.shadowNotAttempted!(notAttempted(8))
+    warnings.flush()
+    const endpoint = { method: 'GET', template: '/orders/{id}' }
+    const fields = (r: Record<string, unknown>) => [r['request.id'], r['http.request.header.x-request-id'], r['request.path'], r.live_status, r.shadow_status, r.cause, r.signature, r.suppressed]
+    expect(records().map(fields)).toEqual([
+      ['c0ffee00-0000-4000-8000-000000000001', 'client-1', '/orders/1', 201, 0, 'cause 1', errorSignature(endpoint, null, 'refused').id, undefined],
+      ['c0ffee00-0000-4000-8000-000000000002', 'client-2', '/orders/2', 0, 0, 'cause 2', errorSignature(endpoint, 'timeout', 'refused').id, undefined],
+      ['c0ffee00-0000-4000-8000-000000000008', 'client-8', '/orders/8', 208, 0, 'cause 8', errorSignature(endpoint, null, 'refused').id, 4],
+      ['c0ffee00-0000-4000-8000-000000000006', 'client-6', '/orders/6', 0, 0, 'cause 6', errorSignature(endpoint, 'timeout', 'refused').id, 2],
     ])
   })
 })
