@@ -297,13 +297,15 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
     rows.push(...main.map((t) => ({ name: t.name, workers: t.workers, result: median(t.runs), rounds: t.runs, timeWait: t.timeWait })))
 
     // Slow and down shadow: short segments alternating with the no-shadow
-    // proxy, so that all three see the same background load.
+    // proxy, so that all three see the same background load; every other
+    // segment in the reverse order, so that none of them always runs right
+    // after the same one.
     const side = degraded.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o)))
     const segments = Math.max(1, Math.round(slowSeconds / 5))
     const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
     for (const t of side) await warmUp(t)
     for (let segment = 1; segment <= segments; segment++) {
-      for (const t of side) await run(t, segmentSeconds, `segment ${segment}`)
+      for (const t of segment % 2 === 1 ? side : [...side].reverse()) await run(t, segmentSeconds, `segment ${segment}`)
     }
     for (const w of workers) {
       const of = side.filter((t) => t.workers === w)
