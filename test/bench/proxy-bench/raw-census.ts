@@ -10,6 +10,10 @@
  *
  *   bun run test/bench/proxy-bench/raw-census.ts [requests=1000] [same|tenth|every]
  *
+ * `RAW_CENSUS_RATE=0` counts the proxy without shadowing;
+ * `RAW_CENSUS_SHADOW_URL=http://127.0.0.1:9` (a port nothing listens on)
+ * with a shadow that is down, every request then in its refusal window.
+ *
  * A collection that runs anyway during the count makes it low: the
  * line says how many collections ran, and a count with any is not
  * to be trusted.
@@ -34,7 +38,7 @@ const config = {
   ...loadProxyConfig({
     ...OUR_PROXY_ENV,
     SVC_APP_LIVE_URL: `http://127.0.0.1:${livePort}`,
-    SVC_APP_SHADOW_URL: `http://127.0.0.1:${shadowPort}`,
+    SVC_APP_SHADOW_URL: process.env.RAW_CENSUS_SHADOW_URL ?? `http://127.0.0.1:${shadowPort}`,
     SVC_APP_SAMPLING_RATE: process.env.RAW_CENSUS_RATE ?? '1',
   }),
   port: 0,
