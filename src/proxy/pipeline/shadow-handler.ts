@@ -341,7 +341,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       // The shadow is known to be down: live alone, holding the callbacks slot only (as `forwardRefused`),
       // the error told once live's status is known.
       decision?.release()
-      end.shadowNotAttempted(clientRequestId, target)
+      end.markNotAttempted(clientRequestId, target)
       relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
       return
     }
@@ -368,7 +368,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     ) {}
 
     /** The request's own fields, not an object of them: a shadow that is down has every request take this path. */
-    shadowNotAttempted(clientRequestId: string | undefined, target: string): void {
+    markNotAttempted(clientRequestId: string | undefined, target: string): void {
       this.tellsNotAttempted = true
       this.clientRequestId = clientRequestId
       this.target = target

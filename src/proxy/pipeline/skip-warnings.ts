@@ -2,10 +2,11 @@
  * The warnings of the two skips that come in floods: no background slot
  * left (`callbacks_full`) and the bytes-in-flight budget full
  * (`memory_budget`). A shadow that sleeps turns away nearly every request,
- * so such a skip must cost no more than a sampled-out one: the warning is
- * rate-limited, and its attributes are made only for a record that is
+ * so such a skip should cost as little as a sampled-out one: the warning
+ * is rate-limited, and its attributes are made only for a record that is
  * written, from the last request of its kind skipped (what the logger's
- * `flush` writes at shutdown), so that a suppressed skip makes no object.
+ * `flush` writes at shutdown), so that a suppressed skip makes no object
+ * (what is left is the throttle's clock read and map lookup).
  */
 import type { LogAttrs, RateLimitedLogger } from '../../log/index.ts'
 import { splitTarget } from '../../net/request-target.ts'

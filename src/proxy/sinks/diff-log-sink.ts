@@ -93,6 +93,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
    * per kind, a handful whatever the traffic.
    */
   class FailureLine {
+    /** Kept itself, not its fields: its `id` may be made only when read (a not-attempted request's). */
     request: FailedRequest = NO_REQUEST
     method = ''
     path = ''
@@ -102,6 +103,12 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     shadowStatus = 0
     shadowBody: Uint8Array | string = ''
     cause = ''
+    /** The rate-limited logger's key, made once: not a string per failure. */
+    readonly key: string
+
+    constructor(classes: string) {
+      this.key = `comparison failed ${classes}`
+    }
     readonly attrs = (): LogAttrs => {
       const { request, method, path } = this
       const live = { status: this.liveStatus, body: this.liveBody }
@@ -143,16 +150,19 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
     // the record only for a line that is written (one per interval and key).
     const classes = failureKeyOf(live, shadow)
     let line = failureLines.get(classes)
-    if (line === undefined) failureLines.set(classes, (line = new FailureLine()))
+    if (line === undefined) failureLines.set(classes, (line = new FailureLine(classes)))
     line.request = request
     line.method = method
     line.path = path
+    // A failed side's body is its error text, all the signature reads; a
+    // side that answered is not held (its body may be large, and the line
+    // stays until the next failure of its kind).
     line.liveStatus = live.status
-    line.liveBody = live.body
+    line.liveBody = live.status === 0 ? live.body : ''
     line.shadowStatus = shadow.status
-    line.shadowBody = shadow.body
+    line.shadowBody = shadow.status === 0 ? shadow.body : ''
     line.cause = cause
-    warnings.warn('comparison failed', line.attrs, `comparison failed ${classes}`)
+    warnings.warn('comparison failed', line.attrs, line.key)
   }
 
   /** Live against its repeat, counted; the ops for the log, undefined when the repeat failed. */
@@ -193,7 +203,7 @@ export function createDiffLogSink(options: DiffLogSinkOptions): CaptureSink {
           break
         }
         case 'error':
-          // The ids alone: a suppressed line's attributes are kept until the next one, the capture's bodies need not be.
+          // The ids alone, not the capture: the line held for its kind keeps what it reads until the next failure of that kind.
           error({ id: capture.id, clientRequestId: capture.clientRequestId }, capture.method, capture.path, capture.live, capture.shadow, comparison.cause)
           break
       }

@@ -268,8 +268,13 @@ describe('diff-log sink: a flood of failures', () => {
   test("the line held back of each kind is that kind's last request, its statuses and ids as they were", () => {
     const { sink, records, warnings } = sinkWithRecords({ warningIntervalMs: 60_000 })
     const refused = 'shadow: connection refused (not attempted)'
+    // A not-attempted request's id is made when first read: only for a line that is written.
+    const idsRead: number[] = []
     const notAttempted = (n: number, liveError?: string) => ({
-      id: `c0ffee00-0000-4000-8000-00000000000${n}`,
+      get id() {
+        idsRead.push(n)
+        return `c0ffee00-0000-4000-8000-00000000000${n}`
+      },
       clientRequestId: `client-${n}`,
       method: 'GET',
       path: `/orders/${n}`,
@@ -297,6 +302,7 @@ describe('diff-log sink: a flood of failures', () => {
       ['c0ffee00-0000-4000-8000-000000000008', 'client-8', '/orders/8', 208, 0, 'cause 8', errorSignature(endpoint, null, 'refused').id, 4],
       ['c0ffee00-0000-4000-8000-000000000006', 'client-6', '/orders/6', 0, 0, 'cause 6', errorSignature(endpoint, 'timeout', 'refused').id, 2],
     ])
+    expect(idsRead).toEqual([1, 2, 8, 6])
   })
 })
 
