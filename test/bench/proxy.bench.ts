@@ -298,14 +298,17 @@ export async function runProxyBench(options: ProxyBenchOptions = {}): Promise<Pr
 
     // Slow and down shadow: short segments alternating with the no-shadow
     // proxy, so that all three see the same background load; every other
-    // segment in the reverse order, so that none of them always runs right
-    // after the same one.
+    // segment in the reverse order, turned by one, so that none of them
+    // always runs right after the same one, nor twice in a row where two
+    // segments meet.
     const side = degraded.map((o) => target(o.name, `${proxies.get(o)!.url}/`, [o.live, o.shadow], o.workers, proxies.get(o)))
+    const reversed = [...side].reverse()
+    const backwards = [...reversed.slice(1), ...reversed.slice(0, 1)]
     const segments = Math.max(1, Math.round(slowSeconds / 5))
     const segmentSeconds = Math.max(1, Math.round(slowSeconds / segments))
     for (const t of side) await warmUp(t)
     for (let segment = 1; segment <= segments; segment++) {
-      for (const t of segment % 2 === 1 ? side : [...side].reverse()) await run(t, segmentSeconds, `segment ${segment}`)
+      for (const t of segment % 2 === 1 ? side : backwards) await run(t, segmentSeconds, `segment ${segment}`)
     }
     for (const w of workers) {
       const of = side.filter((t) => t.workers === w)

@@ -73,6 +73,28 @@ describe('rateLimited', () => {
     ])
   })
 
+  test('past maxKeys the held record dropped is the one whose key the throttle dropped: the others are still written at flush', () => {
+    const records: Array<Record<string, unknown>> = []
+    const logger = createLogger({ level: 'info', format: 'json', write: (line) => records.push(JSON.parse(line)), now: () => new Date(0) })
+    const limited = rateLimited(logger, 1000, { now: () => 0, maxKeys: 2 })
+    limited.warn('a', { n: 1 })
+    limited.warn('a', { n: 2 })
+    limited.warn('b', { n: 3 })
+    limited.warn('b', { n: 4 })
+    // `a` held again: still the key held longest, as the throttle still has it first.
+    limited.warn('a', { n: 5 })
+    limited.warn('c', { n: 6 })
+    limited.warn('c', { n: 7 })
+    limited.flush()
+    expect(records.map(({ msg, n, suppressed }) => [msg, n, suppressed])).toEqual([
+      ['a', 1, undefined],
+      ['b', 3, undefined],
+      ['c', 6, undefined],
+      ['b', 4, 1],
+      ['c', 7, 1],
+    ])
+  })
+
   test('throttles per key, the message by default', () => {
     const { limited, records } = setup()
     limited.warn('breaker open')
