@@ -32,7 +32,7 @@ export interface ShadowSideWatcher {
 
 /** Sends the shadow's request; `watcher` is told how it ended. */
 export function forwardShadow(context: PipelineContext, watcher: ShadowSideWatcher): void {
-  if (context.shadowRefusals.refusedAgo() !== undefined) {
+  if (!context.shadowRefusals.mayAttempt()) {
     watcher.shadowIn(failedExchange(context.notAttemptedText, 0, new Date()))
     return
   }

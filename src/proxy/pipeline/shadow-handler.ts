@@ -168,7 +168,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     // The shadow's body is always bounded: by the body bound, else by the budget (docs/proxy.md "Memory").
     shadowMaxBytes: settings.maxBodyBytes === 0 ? budget.limit : settings.maxBodyBytes,
     shadowRefusals,
-    notAttemptedText: `shadow: connection refused (not attempted: refused within the last ${shadowRefusals.windowMs} ms)`,
+    notAttemptedText: `shadow: connection refused (not attempted: its last connection was refused; one is tried at most every ${shadowRefusals.windowMs} ms)`,
     sink,
     shadowDeadlines: shadowDeadlines(settings.shadowTimeoutMs),
     inFlight: metrics.inFlight,
@@ -259,7 +259,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     // the error without a capture: forwarded as an unshadowed request,
     // compared as an error when live's headers are in
     // (`refused-shadow-forwarder.ts`, which gives the slot back).
-    if (forwardRefused !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+    if (forwardRefused !== undefined && shadowRefusals.knownDown) {
       // Not a background comparison: nothing of it is held past live's exchange.
       reservation.release()
       return forwardRefused({ clientRequestId, method, target, headers, body })
@@ -337,7 +337,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
       relayLive(liveRelay!, live, side, maxBodyBytes, undefined, end)
       return
     }
-    if (reportNotAttempted !== undefined && shadowRefusals.refusedAgo() !== undefined) {
+    if (reportNotAttempted !== undefined && shadowRefusals.knownDown) {
       // The shadow is known to be down: live alone, holding the callbacks slot only (as `forwardRefused`),
       // the error told once live's status is known.
       decision?.release()

@@ -24,7 +24,7 @@ import { testShadowSettings } from '../../support/shadow-settings.ts'
 import { sumSamples } from '../../support/prometheus-text.ts'
 import { standaloneEnv, startTestProxy } from './proxy-harness.ts'
 
-const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: refused within the last 60000 ms)'
+const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: its last connection was refused; one is tried at most every 60000 ms)'
 
 let live: TestUpstream
 useUpstreamPair((pair) => ({ live } = pair))
@@ -129,6 +129,46 @@ describe('a shadow that is down, in the core', () => {
       expect(sumSamples(handler.metrics.registry.render(), 'svc_comparisons_skipped_total')).toBe(0)
     } finally {
       await handler.close()
+    }
+  })
+
+  test('once the window has passed, one request of a burst tries the shadow again, on both servers; its refusal opens the next window', async () => {
+    // Long enough for a burst of twenty on a loaded machine to fit inside it.
+    const windowMs = 300
+    const refused = (sink: ReturnType<typeof recordingSink>) => sink.captures.filter((c) => text(c.shadow.body) === 'shadow: connection refused').length
+    const relayed = (handler: ReturnType<typeof handlerWith>) =>
+      new Promise<void>((resolve) => {
+        const side: ClientSide = { head: () => {}, body: () => true, end: () => {}, problem: () => {}, broken: () => {}, watcher: undefined, finished: resolve }
+        handler.relay!({ method: 'GET', target: '/json', fields: new FieldList(['host'], ['proxy.test']), body: null, clientAddress: '127.0.0.1' }, side)
+      })
+    const burst = (handler: ReturnType<typeof handlerWith>, server: 'fetch' | 'raw') =>
+      Promise.all(Array.from({ length: 20 }, () => (server === 'fetch' ? bodyOf(handler.fetch(new Request('http://host/json'))) : relayed(handler))))
+    for (const server of ['fetch', 'raw'] as const) {
+      const sink = recordingSink(true)
+      const handler = handlerWith(sink, {}, { shadowRefusalWindowMs: windowMs })
+      try {
+        await burst(handler, server)
+        await handler.drain()
+        // Before anything is known of the shadow, every request tries it.
+        expect(refused(sink)).toBe(20)
+        for (let window = 1; window <= 2; window++) {
+          await Bun.sleep(windowMs + 20)
+          // Twenty at once: all in before the probe's refusal is.
+          await burst(handler, server)
+          await handler.drain()
+          expect(refused(sink)).toBe(20 + window)
+          expect(sink.notAttempted).toHaveLength(19 * window)
+        }
+        // The probe's refusal opened a new window: nothing tried inside it.
+        await burst(handler, server)
+        await handler.drain()
+        expect(refused(sink)).toBe(22)
+        expect(sink.notAttempted).toHaveLength(58)
+        // Every request told to the sink once, on one path or the other.
+        expect(sink.captures.length + sink.notAttempted.length).toBe(80)
+      } finally {
+        await handler.close()
+      }
     }
   })
 
