@@ -3,7 +3,8 @@
  * time as live's, its response read whole within the shadow's body bound
  * and the budget. A shadow that fails (a body over the bound included:
  * `too_large`) is a failed side, compared (docs/proxy.md "A hostile shadow");
- * one that refused a connection within the refusal window is not tried.
+ * one known to be down (it refused a connection and has not answered
+ * since, `refusal-window.ts`) is not tried.
  * With callbacks: on our HTTP/1.1 client the comparison is told from the
  * shadow socket's callback that read the response's end (docs/proxy.md
  * "The raw server").
@@ -60,7 +61,7 @@ class ShadowExchange implements ExchangeOutcome {
     const { context } = this
     let side: CapturedExchange
     try {
-      context.shadowRefusals.recordSuccess()
+      context.shadowRefusals.recordNotRefused()
       if (response.kind === 'over-budget') {
         this.watcher.shadowAbandoned(new MemoryBudgetReason(context.budget.limit))
         return
@@ -91,6 +92,7 @@ class ShadowExchange implements ExchangeOutcome {
     try {
       const failure = toUpstreamError(error, 'shadow', signal)
       if (failure.kind === 'refused') this.context.shadowRefusals.recordRefusal()
+      else this.context.shadowRefusals.recordNotRefused()
       side = failedExchange(failure.message, Math.round(performance.now() - this.started), new Date())
     } catch (unexpected) {
       this.watcher.shadowAbandoned(unexpected)

@@ -1,6 +1,6 @@
 /**
  * A request that arrives while the shadow is known to be down: it refused
- * a connection within the refusal window (`refusal-window.ts`), so no
+ * a connection and has not answered since (`refusal-window.ts`), so no
  * shadow request is attempted and the comparison is an `error` with shadow
  * status 0 whatever live answers (docs/proxy.md "Forwarding"). When the
  * sink can take such an error from the statuses and the cause alone

@@ -75,6 +75,8 @@ export interface ShadowHandlerDeps {
   readonly warningIntervalMs?: number
   /** After the shadow refuses a connection, how long it is not tried again (`refusal-window.ts`). @default 1000 */
   readonly shadowRefusalWindowMs?: number
+  /** The refusal window's monotonic clock in ms (tests move it by hand). @default performance.now */
+  readonly shadowRefusalClock?: () => number
 }
 
 /** What the host knows about a request that the Request object does not say. */
@@ -149,7 +151,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     callbacks,
   }
   const budget = new ByteBudget(settings.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT)
-  const shadowRefusals = new RefusalWindow(deps.shadowRefusalWindowMs ?? 1000)
+  const shadowRefusals = new RefusalWindow(deps.shadowRefusalWindowMs ?? 1000, deps.shadowRefusalClock)
   const context: PipelineContext = {
     settings,
     logger,
@@ -168,7 +170,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
     // The shadow's body is always bounded: by the body bound, else by the budget (docs/proxy.md "Memory").
     shadowMaxBytes: settings.maxBodyBytes === 0 ? budget.limit : settings.maxBodyBytes,
     shadowRefusals,
-    notAttemptedText: `shadow: connection refused (not attempted: its last connection was refused; one is tried at most every ${shadowRefusals.windowMs} ms)`,
+    notAttemptedText: `shadow: connection refused (not attempted: the shadow refused a connection and has not answered since; one is tried at most every ${shadowRefusals.windowMs} ms)`,
     sink,
     shadowDeadlines: shadowDeadlines(settings.shadowTimeoutMs),
     inFlight: metrics.inFlight,
@@ -255,7 +257,7 @@ export function createShadowHandler(settings: ShadowSettings, deps: ShadowHandle
   ): Promise<Response> {
     const clientRequestId = clientRequestIdOf(request.headers)
     const { body, reservation } = admitted
-    // The shadow refused a connection within the window and the sink takes
+    // The shadow is known to be down (`refusal-window.ts`) and the sink takes
     // the error without a capture: forwarded as an unshadowed request,
     // compared as an error when live's headers are in
     // (`refused-shadow-forwarder.ts`, which gives the slot back).

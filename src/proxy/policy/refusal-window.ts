@@ -8,18 +8,18 @@
  * fail_timeout=10s` by default).
  *
  * Once the window has passed, one request tries the shadow again (the
- * probe) and the others go on unattempted until it is answered, for at
- * most one more window. Before, every request that arrived before the
- * probe's refusal came back tried too: about 45 a second at 59,000
- * requests a second on loopback, each a refused connect and a comparison
- * on the full path.
+ * probe) and the others go on unattempted until it ends, for at most one
+ * more window. A window that simply ran out would let every request that
+ * arrives before the next refusal comes back try the shadow: about 45
+ * refused connects a second at 59,000 requests a second on loopback
+ * (measured), each compared on the full path.
  *
  * Those requests are still compared, as errors with shadow status 0
  * (docs/proxy.md "Forwarding", a shadow that is down), their cause saying that no connection was
- * attempted. Only refusals open the window: a timeout is already bounded by
- * SVC_APP_SHADOW_TIMEOUT and the callbacks bound, a reset may be one bad
- * connection; a probe that ends so leaves the next one to the end of its
- * own window.
+ * attempted. Only refusals open the window: any other end of an exchange
+ * (a response, a timeout, a reset) closes it, since a timeout is already
+ * bounded by SVC_APP_SHADOW_TIMEOUT and the callbacks bound, and a reset
+ * may be one bad connection.
  */
 export class RefusalWindow {
   private _refusedAt: number | undefined
@@ -27,7 +27,7 @@ export class RefusalWindow {
 
   /**
    * @param windowMs how long after a refusal no connection is attempted,
-   *   and how long a probe's answer is waited for
+   *   and how long a probe is waited for
    * @param now a monotonic clock in ms @default performance.now
    */
   constructor(
@@ -64,8 +64,8 @@ export class RefusalWindow {
     this._probeSentAt = undefined
   }
 
-  /** A response came back: the upstream is reachable again. */
-  recordSuccess(): void {
+  /** An exchange ended otherwise (a response, a timeout, a reset): the shadow is not refusing. */
+  recordNotRefused(): void {
     this._refusedAt = undefined
     this._probeSentAt = undefined
   }

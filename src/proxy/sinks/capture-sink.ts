@@ -59,7 +59,7 @@ export const REPORT_FAILED: SinkOutcome = Object.freeze({ kind: 'skipped', reaso
 
 /**
  * A request that arrived while the shadow was known to be down (it refused
- * a connection within the refusal window, `refusal-window.ts`): no shadow
+ * a connection and had not answered since, `refusal-window.ts`): no shadow
  * request was sent, so the comparison is an `error` whatever live answered
  * (docs/proxy.md "Forwarding", a shadow that is down).
  */

@@ -1,6 +1,7 @@
 /**
  * A shadow that is down (docs/proxy.md "A shadow that is down"): after a
- * refused connection the shadow is not tried for the refusal window, and
+ * refused connection the shadow is not tried for the refusal window (then
+ * by one request a window), and
  * with a sink that takes the error without a capture (the diff-log sink's
  * `shadowNotAttempted`) live is forwarded like an unshadowed request, the
  * sink told as soon as live's headers are in. A real port that refuses
@@ -24,7 +25,7 @@ import { testShadowSettings } from '../../support/shadow-settings.ts'
 import { sumSamples } from '../../support/prometheus-text.ts'
 import { standaloneEnv, startTestProxy } from './proxy-harness.ts'
 
-const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: its last connection was refused; one is tried at most every 60000 ms)'
+const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: the shadow refused a connection and has not answered since; one is tried at most every 60000 ms)'
 
 let live: TestUpstream
 useUpstreamPair((pair) => ({ live } = pair))
@@ -133,8 +134,9 @@ describe('a shadow that is down, in the core', () => {
   })
 
   test('once the window has passed, one request of a burst tries the shadow again, on both servers; its refusal opens the next window', async () => {
-    // Long enough for a burst of twenty on a loaded machine to fit inside it.
-    const windowMs = 300
+    const windowMs = 100
+    // Moved by hand: a loaded machine's pauses do not pass for the window.
+    let now = 0
     const refused = (sink: ReturnType<typeof recordingSink>) => sink.captures.filter((c) => text(c.shadow.body) === 'shadow: connection refused').length
     const relayed = (handler: ReturnType<typeof handlerWith>) =>
       new Promise<void>((resolve) => {
@@ -145,14 +147,14 @@ describe('a shadow that is down, in the core', () => {
       Promise.all(Array.from({ length: 20 }, () => (server === 'fetch' ? bodyOf(handler.fetch(new Request('http://host/json'))) : relayed(handler))))
     for (const server of ['fetch', 'raw'] as const) {
       const sink = recordingSink(true)
-      const handler = handlerWith(sink, {}, { shadowRefusalWindowMs: windowMs })
+      const handler = handlerWith(sink, {}, { shadowRefusalWindowMs: windowMs, shadowRefusalClock: () => now })
       try {
         await burst(handler, server)
         await handler.drain()
         // Before anything is known of the shadow, every request tries it.
         expect(refused(sink)).toBe(20)
         for (let window = 1; window <= 2; window++) {
-          await Bun.sleep(windowMs + 20)
+          now += windowMs
           // Twenty at once: all in before the probe's refusal is.
           await burst(handler, server)
           await handler.drain()
@@ -169,6 +171,41 @@ describe('a shadow that is down, in the core', () => {
       } finally {
         await handler.close()
       }
+    }
+  })
+
+  test('a probe that is reset (the shadow back, but not well) closes the window: the next request tries the shadow', async () => {
+    let now = 0
+    const shadowUrl = downUrl()
+    const sink = recordingSink(true)
+    const handler = createShadowHandler(testShadowSettings(live.url, shadowUrl, {}), {
+      logger: createLogger({ level: 'error', format: 'json', write: () => {} }),
+      sink,
+      shadowRefusalWindowMs: 100,
+      shadowRefusalClock: () => now,
+    })
+    // Now something listens there, and closes every connection at once.
+    let listener: { stop(closeActive?: boolean): void } | undefined
+    try {
+      expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
+      await handler.drain()
+      expect(text(sink.captures[0]!.shadow.body)).toBe('shadow: connection refused')
+      listener = Bun.listen({ hostname: '127.0.0.1', port: Number(new URL(shadowUrl).port), socket: { open: (socket) => void socket.end(), data: () => {} } })
+      now += 100
+      for (let i = 0; i < 2; i++) {
+        expect(await bodyOf(handler.fetch(new Request('http://host/json')))).toBe(JSON_TEXT)
+        await handler.drain()
+      }
+      // Both tried (the probe, then the next one): neither is told as not attempted.
+      expect(sink.notAttempted).toHaveLength(0)
+      expect(sink.captures).toHaveLength(3)
+      for (const capture of sink.captures.slice(1)) {
+        expect(capture.shadow.status).toBe(0)
+        expect(text(capture.shadow.body)).not.toContain('refused')
+      }
+    } finally {
+      listener?.stop(true)
+      await handler.close()
     }
   })
 

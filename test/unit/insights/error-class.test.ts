@@ -8,7 +8,7 @@ describe('errorClassOf', () => {
     ['shadow: timed out', 'timeout'],
     ['live: timed out after 250ms', 'timeout'],
     ['shadow: connection refused', 'refused'],
-    ['shadow: connection refused (not attempted: its last connection was refused; one is tried at most every 1000 ms)', 'refused'],
+    ['shadow: connection refused (not attempted: the shadow refused a connection and has not answered since; one is tried at most every 1000 ms)', 'refused'],
     ['shadow: connection reset', 'reset'],
     ['shadow: connection reset (a kept-alive connection the server had closed)', 'reset'],
     ['shadow: response too large (over 10485760 bytes)', 'too_large'],

@@ -34,13 +34,13 @@ describe('RefusalWindow', () => {
     now = 251
     expect(window.mayAttempt()).toBe(true)
     // Answered: the shadow is up, every request tries it.
-    window.recordSuccess()
+    window.recordNotRefused()
     expect(window.knownDown).toBe(false)
     expect(window.mayAttempt()).toBe(true)
     expect(window.mayAttempt()).toBe(true)
   })
 
-  test('a probe that is never answered (a timeout, a reset) is waited for one window, then another goes', () => {
+  test('a probe that ends with no word (abandoned at shutdown, say) is waited for one window, then another goes', () => {
     let now = 0
     const window = new RefusalWindow(100, () => now)
     window.recordRefusal()
@@ -53,12 +53,24 @@ describe('RefusalWindow', () => {
     expect(window.mayAttempt()).toBe(false)
   })
 
-  test('a success closes the window at once', () => {
+  test('a probe that times out or is reset closes the window: only refusals keep it', () => {
+    let now = 0
+    const window = new RefusalWindow(100, () => now)
+    window.recordRefusal()
+    now = 100
+    expect(window.mayAttempt()).toBe(true)
+    window.recordNotRefused()
+    expect(window.knownDown).toBe(false)
+    expect(window.mayAttempt()).toBe(true)
+    expect(window.mayAttempt()).toBe(true)
+  })
+
+  test('a response closes the window at once', () => {
     let now = 0
     const window = new RefusalWindow(1000, () => now)
     window.recordRefusal()
     now += 10
-    window.recordSuccess()
+    window.recordNotRefused()
     expect(window.knownDown).toBe(false)
     expect(window.mayAttempt()).toBe(true)
   })

@@ -14,7 +14,7 @@ import { createComparisonMetrics, createNoiseCheckMetrics, Registry } from '../.
 import { createDiffLogSink, type Capture } from '../../../../src/proxy/index.ts'
 import { sumSamples } from '../../../support/prometheus-text.ts'
 
-const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: its last connection was refused; one is tried at most every 1000 ms)'
+const NOT_ATTEMPTED = 'shadow: connection refused (not attempted: the shadow refused a connection and has not answered since; one is tried at most every 1000 ms)'
 const ID = '0b9d6c1e-4f7a-4c3e-9d1b-2a6f8e5c7d40'
 const createdAt = new Date('2026-11-21T00:00:00Z')
 const encoder = new TextEncoder()
