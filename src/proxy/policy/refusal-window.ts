@@ -41,10 +41,7 @@ export class RefusalWindow {
    * `mayAttempt` where it would connect.
    */
   get knownDown(): boolean {
-    if (this._refusedAt === undefined) return false
-    const now = this._now()
-    if (now - this._refusedAt < this.windowMs) return true
-    return this._probeSentAt !== undefined && now - this._probeSentAt < this.windowMs
+    return this._refusedAt !== undefined && this.downAt(this._refusedAt, this._now())
   }
 
   /**
@@ -54,9 +51,16 @@ export class RefusalWindow {
    */
   mayAttempt(): boolean {
     if (this._refusedAt === undefined) return true
-    if (this.knownDown) return false
-    this._probeSentAt = this._now()
+    // One clock read: the probe is sent at the time it was let through.
+    const now = this._now()
+    if (this.downAt(this._refusedAt, now)) return false
+    this._probeSentAt = now
     return true
+  }
+
+  private downAt(refusedAt: number, now: number): boolean {
+    if (now - refusedAt < this.windowMs) return true
+    return this._probeSentAt !== undefined && now - this._probeSentAt < this.windowMs
   }
 
   recordRefusal(): void {
