@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createTestDatabase } from '../support/database.ts'
+import { freePort } from '../support/ports.ts'
 import { availableParallelism } from 'node:os'
 import { cpuSeconds, startApiProcess, stopApiProcess } from './api-bench/api-process.ts'
 import { loadNow, machineLines } from './api-bench/machine.ts'
@@ -37,7 +38,7 @@ export async function runReplayBench(options: { printMachine?: boolean } = {}): 
   if (options.printMachine !== false) for (const line of machineLines()) console.log(line)
   const database = await createTestDatabase('postgres')
   const dir = mkdtempSync(join(tmpdir(), 'replay-bench-'))
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = freePort()
   const api = await startApiProcess(
     { SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: KEY, SVC_APP_RATE_LIMIT_EXEMPT: '127.0.0.1/32', SVC_APP_LOG_LEVEL: 'warn' },
     port,

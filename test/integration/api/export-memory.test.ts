@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { memoryMb, startApiProcess, stopApiProcess, type ApiProcess } from '../../bench/api-bench/api-process.ts'
 import { captureBody } from '../../support/captures.ts'
 import { createTestDatabase, DATABASE_HOOK_TIMEOUT_MS, type TestDatabase } from '../../support/database.ts'
+import { freePort } from '../../support/ports.ts'
 
 const KEY = 'export-memory-key-0123'
 /** 20,000 captures with two 10 KB bodies each: an export of about 550 MB of NDJSON. */
@@ -30,7 +31,7 @@ describe('exportRequests at 20,000 captures of 20 KB, the API as a process', () 
     logDir = mkdtempSync(join(tmpdir(), 'export-memory-'))
     api = await startApiProcess(
       { SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: KEY, SVC_APP_RATE_LIMIT: '100000', SVC_APP_LOG_LEVEL: 'warn' },
-      20000 + Math.floor(Math.random() * 20000),
+      freePort(),
       join(logDir, 'api.log'),
     )
     gateId = ((await (await call('/gates', { method: 'POST', body: JSON.stringify({ name: 'big', live_url: 'http://l', shadow_url: 'http://s' }) })).json()) as { data: { id: string } }).data.id

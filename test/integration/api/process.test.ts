@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createTestDatabase } from '../../support/database.ts'
+import { freePort } from '../../support/ports.ts'
 
 const MAIN = join(import.meta.dir, '../../../src/main.ts')
 const KEY = 'process-test-key-0123'
@@ -20,7 +21,7 @@ async function waitReady(url: string, proc: { exitCode: number | null }): Promis
     if (ok) return
     await Bun.sleep(100)
   }
-  throw new Error('the API did not become ready within 20 s')
+  throw new Error(proc.exitCode === null ? 'the API did not become ready within 20 s' : `the API exited (code ${proc.exitCode}) before it was ready`)
 }
 
 describe('bun run api as a process', () => {
@@ -54,7 +55,7 @@ describe('bun run api as a process', () => {
 
   test('SIGTERM: readiness drops, the in-flight request finishes, exit 0', async () => {
     const database = await createTestDatabase('postgres')
-    const port = 20000 + Math.floor(Math.random() * 20000)
+    const port = freePort()
     const proc = spawnApi({ SVC_APP_DATABASE_URL: database.url, SVC_APP_API_KEY: KEY, SVC_APP_PORT: String(port), SVC_APP_LOG_FORMAT: 'json' })
     const url = `http://127.0.0.1:${port}`
     try {

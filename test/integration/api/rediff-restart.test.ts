@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import { rebuildRollups } from '../../../src/store/rebuild-rollups.ts'
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts'
+import { freePort } from '../../support/ports.ts'
 import { noiseDrift } from '../../support/noise-drift.ts'
 import { rollupDrift } from '../store/fixtures.ts'
 
@@ -49,7 +50,7 @@ async function waitReady(url: string, proc: { exitCode: number | null }): Promis
     if (await fetch(url + '/health/ready').then((r) => r.ok, () => false)) return
     await Bun.sleep(100)
   }
-  throw new Error('the API did not become ready within 60 s')
+  throw new Error(proc.exitCode === null ? 'the API did not become ready within 60 s' : `the API exited (code ${proc.exitCode}) before it was ready`)
 }
 
 function call(url: string, method: string, path: string, body?: unknown) {
@@ -112,7 +113,7 @@ describe('a re-diff job across restarts', () => {
   test('PostgreSQL: killed mid-job (SIGKILL), the next start resumes it after its stale heartbeat; it ends done, counts exact', async () => {
     const database: TestDatabase = await createTestDatabase('postgres')
     cleanups.push(() => database.drop())
-    const port = 20000 + Math.floor(Math.random() * 20000)
+    const port = freePort()
     const url = `http://127.0.0.1:${port}`
     let api = spawnApi(database.url, port)
     cleanups.push(() => void api.kill('SIGKILL'))
@@ -157,7 +158,7 @@ describe('a re-diff job across restarts', () => {
       stderr: 'ignore',
     })
     expect(await migrate.exited).toBe(0)
-    const port = 20000 + Math.floor(Math.random() * 20000)
+    const port = freePort()
     const url = `http://127.0.0.1:${port}`
     let api = spawnApi(databaseUrl, port)
     cleanups.push(() => void api.kill('SIGKILL'))
